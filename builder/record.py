@@ -1,0 +1,82 @@
+"""The ClariEdge record: one type flows from candidates to release.
+
+The contract is `schemas/clariedge.schema.json`; this module is its Python mirror.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from builder.io import dumps
+
+CLEAR = "CLEAR"
+POSITIVE_CATEGORIES = (
+    "unresolved_reference",
+    "underspecified_entity",
+    "missing_parameter",
+    "ill_formed",
+    "multiple_interpretations",
+)
+NEGATIVE_CATEGORIES = ("hard_negative", "clear")
+SETTINGS = ("pre_retrieval", "post_retrieval")
+SPLITS = ("train", "validation", "test")
+
+
+@dataclass
+class Record:
+    domain: str
+    setting: str
+    history: list[dict[str, str]]
+    query: str
+    documents: list[dict[str, str]]
+    needs_clarification: bool
+    category: str
+    interpretations: list[str]
+    target: dict[str, str]
+    provenance: dict[str, Any]
+    resolution: dict[str, Any] | None = None
+    pair_id: str | None = None
+    clarification_pattern: str | None = None
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = record_id(self)
+
+    @property
+    def label(self) -> str:
+        return "needs_clarification" if self.needs_clarification else "clear"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Record":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def record_id(record: Record) -> str:
+    """Stable id from content and provenance; labels and targets are left out so a relabel keeps the id."""
+    prov = record.provenance
+    key = {
+        "setting": record.setting,
+        "history": record.history,
+        "query": record.query,
+        "documents": [d["id"] for d in record.documents],
+        "source": [prov.get("source_dataset"), prov.get("conversation_id"), prov.get("turn")],
+        "method": prov.get("method"),
+        "history_source": prov.get("history_source"),
+    }
+    return "ce-" + hashlib.sha256(dumps(key).encode("utf-8")).hexdigest()[:16]
+
+
+def clear_target() -> dict[str, str]:
+    return {"clarification": CLEAR}
+
+
+def model_output(record: dict[str, Any]) -> str:
+    """The exact string a model is trained to emit: the target as compact JSON."""
+    return dumps(record["target"])
