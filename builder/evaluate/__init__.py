@@ -1,0 +1,1 @@
+"""Evaluation stage: predictors, classification metrics, clarification quality, reports."""

@@ -1,0 +1,180 @@
+"""One interface for everything that labels records: trained models, prompted LLMs, prediction files.
+
+A predictor takes ClariEdge record dicts and returns one `Prediction` per record, in order.
+Unparseable output is not an exception: it becomes `needs_clarification=None` with an `error`,
+and counts as wrong in the metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from builder.errors import InputError
+from builder.record import CLEAR
+
+
+@dataclass
+class Prediction:
+    id: str
+    needs_clarification: bool | None  # None = unparseable output (counts as wrong)
+    clarification: str | None  # the question, or None for CLEAR
+    raw: str  # raw model output
+    error: str | None = None  # parse error, reported
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@runtime_checkable
+class Predictor(Protocol):
+    name: str
+
+    def predict(self, records: list[dict]) -> list[Prediction]: ...
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_model_output(text: str) -> tuple[bool | None, str | None, str | None]:
+    """(needs_clarification, question, error) from '{"clarification": "..."}' or CLEAR.
+
+    Accepts the exact target JSON, the same inside a code fence or with chatter around the
+    object, and a bare `CLEAR`. Anything else is an error, never a guess.
+    """
+    if text is None:
+        return None, None, "no output"
+    stripped = text.strip()
+    if not stripped:
+        return None, None, "empty output"
+    if stripped.strip("\"'.` ").upper() == CLEAR:
+        return False, None, None
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    candidates = [stripped]
+    found = _OBJECT.search(stripped)
+    if found and found.group(0) != stripped:
+        candidates.append(found.group(0))
+    for candidate in candidates:
+        try:
+            obj = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(obj, dict) or "clarification" not in obj:
+            return None, None, f"JSON without a 'clarification' key: {_clip(stripped)}"
+        value = obj["clarification"]
+        if not isinstance(value, str) or not value.strip():
+            return None, None, f"'clarification' is not a non-empty string: {_clip(stripped)}"
+        if value.strip().upper() == CLEAR:
+            return False, None, None
+        return True, value.strip(), None
+    return None, None, f"not JSON and not CLEAR: {_clip(stripped)}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def prediction_from_output(record_id: str, text: str) -> Prediction:
+    needs, question, error = parse_model_output(text)
+    return Prediction(id=record_id, needs_clarification=needs, clarification=question, raw=text or "", error=error)
+
+
+class FilePredictor:
+    """Predictions read from JSONL: one object per line with `id` and `output` (the raw model text).
+
+    `needs_clarification` (bool) and `clarification` may be given instead of `output`.
+    Records without a line get an error prediction ("missing"), so the report counts them.
+    """
+
+    def __init__(self, path: str | Path):
+        from builder.io import iter_jsonl
+
+        self.path = Path(path)
+        self.name = f"file:{self.path.name}"
+        self.by_id: dict[str, Prediction] = {}
+        for lineno, row in iter_jsonl(self.path):
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                raise InputError(f"{self.path}:{lineno}: each line needs a string field 'id'")
+            if row["id"] in self.by_id:
+                raise InputError(f"{self.path}:{lineno}: duplicate id {row['id']!r}")
+            self.by_id[row["id"]] = _row_prediction(self.path, lineno, row)
+
+    def predict(self, records: list[dict]) -> list[Prediction]:
+        out = []
+        for record in records:
+            pred = self.by_id.get(record["id"])
+            if pred is None:
+                pred = Prediction(id=record["id"], needs_clarification=None, clarification=None, raw="",
+                                  error=f"missing: no line for this id in {self.path.name}")
+            out.append(pred)
+        return out
+
+    def unused_ids(self, records: list[dict]) -> list[str]:
+        """Ids in the file that match no record (reported, not silently dropped)."""
+        wanted = {r["id"] for r in records}
+        return sorted(i for i in self.by_id if i not in wanted)
+
+
+def _row_prediction(path: Path, lineno: int, row: dict) -> Prediction:
+    if "output" in row:
+        if not isinstance(row["output"], str):
+            raise InputError(f"{path}:{lineno}: record {row['id']!r}: field 'output' must be a string")
+        return prediction_from_output(row["id"], row["output"])
+    if isinstance(row.get("needs_clarification"), bool):
+        question = row.get("clarification") if row["needs_clarification"] else None
+        return Prediction(id=row["id"], needs_clarification=row["needs_clarification"], clarification=question,
+                          raw=json.dumps(row, ensure_ascii=False))
+    raise InputError(f"{path}:{lineno}: record {row['id']!r}: needs field 'output' (string) "
+                     "or 'needs_clarification' (bool)")
+
+
+def load_predictor(spec: str, **options: Any) -> Predictor:
+    """Build a predictor from a spec string.
+
+    - `file:PATH` — predictions JSONL
+    - `baseline:DIR` — scikit-learn baseline from `builder.train.baseline`
+    - `lora:BASE::ADAPTER` — LoRA adapter from `builder.train.lora`
+    - `openai:MODEL` — prompted model; options: base_url, shots, train_records, api_key
+    - `DIR` — a model directory: a baseline if it holds a baseline, else a LoRA adapter (options: base)
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "file":
+        return FilePredictor(rest)
+    if kind == "openai":
+        from builder.evaluate.prompted import OpenAIPredictor
+
+        return OpenAIPredictor(model=rest, **options)
+    if kind == "baseline":
+        from builder.train.baseline import BaselinePredictor  # lazy: sklearn/embeddings
+
+        return BaselinePredictor.load(rest)
+    if kind == "lora":
+        from builder.train.lora import LoraPredictor  # lazy: torch
+
+        base, _, adapter = rest.partition("::")
+        return LoraPredictor(base, adapter)
+    path = Path(spec)
+    if path.is_dir():
+        return _model_dir_predictor(path, **options)
+    if path.is_file():
+        return FilePredictor(path)
+    raise InputError(f"{spec}: not a predictor spec (file:, baseline:, lora:, openai:) nor an existing path")
+
+
+def _model_dir_predictor(path: Path, base: str | None = None, **_: Any) -> Predictor:
+    if (path / "adapter_config.json").exists():
+        if not base:
+            raise InputError(f"{path}: is a LoRA adapter; give the base model too (--base)")
+        from builder.train.lora import LoraPredictor
+
+        return LoraPredictor(base, str(path))
+    from builder.train.baseline import BaselinePredictor
+
+    return BaselinePredictor.load(path)
