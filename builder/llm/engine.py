@@ -1,0 +1,324 @@
+"""Drive an OpenAI-compatible chat endpoint: bounded, rate-limited, retried, cached, validated.
+
+Entry points: `run_requests(specs, config)` (sync) and `arun_requests` (async); both return one
+Result per spec, in input order. Identical specs are asked once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from typing import Any, Callable, Sequence
+
+import httpx2
+import openai
+
+from builder.errors import InputError
+from builder.llm.cache import Cache
+from builder.llm.limits import Gate
+from builder.llm.parse import ParseError, parse_reply
+from builder.llm.spec import EngineConfig, Estimate, RequestSpec, Result, RunStats, canonical
+
+log = logging.getLogger("builder.llm")
+
+FAILED_FINISH = ("length", "content_filter")
+_FATAL = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
+
+
+class _GaveUp(Exception):
+    """A request that failed for good; the message is the stored reason."""
+
+
+def _retry_after(err: openai.APIStatusError) -> float | None:
+    headers = err.response.headers
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                pass  # an HTTP date: fall back to our own backoff
+    return None
+
+
+def _prompt_label(spec: RequestSpec) -> str:
+    return f"{spec.prompt_name}@{spec.prompt_version}" if spec.prompt_name else ""
+
+
+def reask_spec(spec: RequestSpec, reply: str, problem: str) -> RequestSpec:
+    """The one follow-up turn after an unusable reply: show the model its reply and what was wrong."""
+    note = (
+        f"Your reply could not be used: {problem}. Reply again with only a JSON object that matches "
+        f"this JSON Schema, and nothing else:\n{canonical(spec.schema)}"
+    )
+    messages = [*spec.messages, {"role": "assistant", "content": reply}, {"role": "user", "content": note}]
+    return RequestSpec(spec.model, messages, dict(spec.params), spec.schema, spec.schema_name,
+                       spec.prompt_name, spec.prompt_version + "+reask")
+
+
+class Engine:
+    def __init__(self, config: EngineConfig, stats: RunStats | None = None):
+        self.cfg = config
+        self.stats = stats if stats is not None else RunStats()
+        self.structured = config.structured
+        self.cache: Cache | None = None
+        self.failed_before: set[str] = set()
+
+    # ---- public ---------------------------------------------------------------------------
+
+    async def run(self, specs: Sequence[RequestSpec]) -> list[Result]:
+        start = time.perf_counter()
+        keys = [s.key() for s in specs]
+        unique: dict[str, RequestSpec] = {}
+        for key, spec in zip(keys, specs):
+            unique.setdefault(key, spec)
+        self.stats.specs += len(specs)
+        self.stats.unique += len(unique)
+        if not self.cfg.no_cache:
+            self.cache = Cache(self.cfg.cache_path())
+        try:
+            done = await self._resolve_all(unique)
+        finally:
+            if self.cache is not None:
+                self.cache.close()
+                self.cache = None
+            self.stats.wall_s += time.perf_counter() - start
+        return [done[k] for k in keys]
+
+    # ---- orchestration --------------------------------------------------------------------
+
+    async def _resolve_all(self, unique: dict[str, RequestSpec]) -> dict[str, Result]:
+        hits = self.cache.get_many(unique) if self.cache else {}
+        if self.cache:
+            self.failed_before = self.cache.failed_keys(k for k in unique if k not in hits)
+        done: dict[str, Result] = {}
+        pending: list[tuple[str, RequestSpec, dict | None]] = []
+        for key, spec in unique.items():
+            body = hits.get(key)
+            if body is None:
+                pending.append((key, spec, None))
+                continue
+            self.stats.cache_hits += 1
+            result = self._finish(spec, key, json.loads(body), cached=True)
+            if result.ok or not self._can_reask(spec, result):
+                done[key] = result  # cached path stays synchronous: no task, no socket
+            else:
+                pending.append((key, spec, json.loads(body)))
+        if not pending:
+            return done
+        self.gate = Gate(self.cfg.rpm, self.cfg.tpm)
+        self.slots = asyncio.Semaphore(max(1, self.cfg.concurrency))
+        self.client = self._client()
+        try:
+            tasks = [asyncio.ensure_future(self._resolve(k, s, b)) for k, s, b in pending]
+            try:
+                for (key, _, _), result in zip(pending, await asyncio.gather(*tasks)):
+                    done[key] = result
+            except BaseException:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        finally:
+            await self.client.close()
+        return done
+
+    def _client(self) -> openai.AsyncOpenAI:
+        key = os.environ.get(self.cfg.api_key_env) or "EMPTY"  # local servers accept any key
+        conns = max(100, self.cfg.concurrency)
+        http = openai.DefaultAioHttpClient(
+            timeout=self.cfg.timeout, limits=httpx2.Limits(max_connections=conns, max_keepalive_connections=conns)
+        )
+        # Our own retry loop: the SDK's would not share a cool-down or count attempts for us.
+        return openai.AsyncOpenAI(base_url=self.cfg.base_url, api_key=key, max_retries=0,
+                                  timeout=self.cfg.timeout, http_client=http)
+
+    async def _resolve(self, key: str, spec: RequestSpec, body: dict | None) -> Result:
+        cached = body is not None
+        if body is None:
+            try:
+                body = await self._fetch(spec, key)
+            except _GaveUp as err:
+                self.stats.failed += 1
+                return Result(key=key, ok=False, error=str(err))
+        result = self._finish(spec, key, body, cached)
+        if result.ok or not self._can_reask(spec, result):
+            if not result.ok:
+                self.stats.failed += 1
+            return result
+        # One re-ask, itself cached under its own key, so a rerun re-pays for neither call.
+        self.stats.reasks += 1
+        follow = reask_spec(spec, result.text or "", result.error or "")
+        follow_key = follow.key()
+        hit = self.cache.get_many([follow_key]).get(follow_key) if self.cache else None
+        try:
+            follow_body = json.loads(hit) if hit else await self._fetch(follow, follow_key)
+        except _GaveUp as err:
+            self.stats.failed += 1
+            return Result(key=key, ok=False, error=f"re-ask failed: {err}", text=result.text, cached=cached)
+        final = self._finish(spec, key, follow_body, cached and hit is not None)
+        final.reasked = True
+        if not final.ok:
+            final.error = f"{final.error} (after re-ask)"
+            self.stats.failed += 1
+        return final
+
+    def _can_reask(self, spec: RequestSpec, result: Result) -> bool:
+        return self.cfg.reask and spec.schema is not None and result.finish_reason not in FAILED_FINISH
+
+    # ---- one request on the wire ------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        # Full jitter: spreads the retries of a burst of failures instead of re-synchronising them.
+        return random.uniform(0, min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)))
+
+    async def _fetch(self, spec: RequestSpec, key: str) -> dict:
+        tokens = spec.estimated_input_tokens() + int(spec.params.get("max_tokens") or spec.params.get("max_completion_tokens") or 0)
+        attempt = 0
+        while True:
+            await self.gate.wait(tokens)
+            delay = None
+            async with self.slots:
+                attempt += 1
+                self.stats.http_requests += 1
+                try:
+                    body = await self._call(spec)
+                    break
+                except openai.RateLimitError as err:
+                    self.stats.rate_limited += 1
+                    reason = "http 429"
+                    wait = _retry_after(err)
+                    self.gate.cool_down(wait if wait is not None else self._backoff(attempt))
+                    delay = 0.0  # the gate holds everyone until the cool-down ends
+                except openai.APITimeoutError:
+                    reason = f"timeout after {self.cfg.timeout:g} s"
+                except openai.APIConnectionError as err:
+                    reason = f"connection error: {type(err.__cause__ or err).__name__}"
+                except _FATAL as err:
+                    raise InputError(
+                        f"{self.cfg.base_url}: HTTP {err.status_code} ({_short(err)}); check the URL, the model "
+                        f"name and ${self.cfg.api_key_env}"
+                    ) from None
+                except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                    if self.structured and spec.schema is not None:
+                        # The server does not take json_schema: ask in prose, parse tolerantly.
+                        log.info("server rejected response_format=json_schema (%s); falling back", _short(err))
+                        self.structured = False
+                        self.stats.schema_fallback = True
+                        attempt -= 1
+                        continue
+                    self._give_up(spec, key, f"http {err.status_code}: {_short(err)}", attempt)
+                except openai.APIStatusError as err:
+                    reason = f"http {err.status_code}"
+                    if err.status_code < 500 and err.status_code not in (408, 409):
+                        self._give_up(spec, key, f"{reason}: {_short(err)}", attempt)
+                except _BadBody as err:
+                    reason = f"unusable response body: {err}"
+            if attempt > self.cfg.max_retries:
+                self._give_up(spec, key, f"{reason} (gave up after {attempt} attempts)", attempt)
+            self.stats.retries += 1
+            await asyncio.sleep(self._backoff(attempt) if delay is None else delay)
+        self.stats.answered += 1
+        usage = body.get("usage") or {}
+        self.stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.stats.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if self.cache is not None:
+            self.cache.put(key, canonical(body), _prompt_label(spec))
+            if key in self.failed_before:
+                self.cache.clear_failure(key)
+        return body
+
+    def _give_up(self, spec: RequestSpec, key: str, reason: str, attempts: int) -> None:
+        if self.cache is not None:
+            self.cache.put_failure(key, reason, attempts, _prompt_label(spec))
+        raise _GaveUp(reason)
+
+    async def _call(self, spec: RequestSpec) -> dict:
+        kwargs: dict[str, Any] = {"model": spec.model, "messages": spec.messages, **spec.params}
+        if spec.schema is not None:
+            if self.structured:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": spec.schema_name, "schema": spec.schema, "strict": self.cfg.strict_schema},
+                }
+            else:
+                kwargs["messages"] = [*spec.messages, {"role": "system", "content": _schema_note(spec.schema)}]
+        # Raw response: we keep the JSON and skip building pydantic models on the hot path.
+        raw = await self.client.chat.completions.with_raw_response.create(**kwargs)
+        try:
+            data = json.loads(raw.http_response.content)
+            choice = data["choices"][0]
+            return {
+                "content": (choice.get("message") or {}).get("content") or "",
+                "finish_reason": choice.get("finish_reason"),
+                "usage": data.get("usage") or {},
+                "model": data.get("model"),
+            }
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as err:
+            raise _BadBody(type(err).__name__) from None
+
+    # ---- after the cache: parse and validate ---------------------------------------------------
+
+    def _finish(self, spec: RequestSpec, key: str, body: dict, cached: bool) -> Result:
+        text = body.get("content") or ""
+        finish = body.get("finish_reason")
+        if finish in FAILED_FINISH:
+            return Result(key=key, ok=False, text=text, error=f"finish_reason={finish}", finish_reason=finish, cached=cached)
+        try:
+            value = parse_reply(text, spec.schema)
+        except ParseError as err:
+            return Result(key=key, ok=False, text=text, error=str(err), finish_reason=finish, cached=cached)
+        return Result(key=key, ok=True, value=value, text=text, finish_reason=finish, cached=cached)
+
+
+class _BadBody(Exception):
+    pass
+
+
+def _short(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])[:200]
+    return str(err.message)[:200]
+
+
+def _schema_note(schema: dict) -> str:
+    return "Reply with only a JSON object, no prose, that matches this JSON Schema:\n" + canonical(schema)
+
+
+# ---- entry points --------------------------------------------------------------------------------
+
+
+async def arun_requests(specs: Sequence[RequestSpec], config: EngineConfig, stats: RunStats | None = None) -> list[Result]:
+    return await Engine(config, stats).run(specs)
+
+
+def run_requests(specs: Sequence[RequestSpec], config: EngineConfig, stats: RunStats | None = None) -> list[Result]:
+    """Answer every spec (cache first, then the endpoint); results in input order. `stats` is updated in place."""
+    return asyncio.run(arun_requests(specs, config, stats))
+
+
+def estimate(specs: Sequence[RequestSpec], config: EngineConfig) -> Estimate:
+    """Dry run: how many requests would go out and roughly how many input tokens, without calling anything."""
+    unique = {s.key(): s for s in specs}
+    cached: set[str] = set()
+    path = config.cache_path()
+    if not config.no_cache and path.exists():
+        cache = Cache(path)
+        try:
+            cached = set(cache.get_many(unique))
+        finally:
+            cache.close()
+    todo = [s for k, s in unique.items() if k not in cached]
+    return Estimate(
+        requests=len(todo),
+        unique=len(unique),
+        cached=len(cached),
+        input_tokens=sum(s.estimated_input_tokens() for s in todo),
+    )
