@@ -34,3 +34,6 @@ def main() -> None:
 
 
 # --- subcommands from other stages (one line each) ---
+from builder.evaluate.cli import evaluate_command  # noqa: E402
+
+app.command("evaluate")(evaluate_command)
