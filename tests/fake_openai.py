@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from typing import Any, Callable
 
 from aiohttp import web
@@ -71,6 +72,7 @@ class FakeOpenAI:
         self.reject_json_schema = False
         self.holding = False
         self.retry_after = "1"
+        self.api_key: str | None = None  # when set, other keys get 401
         self.reset()
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -83,6 +85,8 @@ class FakeOpenAI:
         self.answered: list[str] = []  # tag of every 200 fully written
         self.attempts: collections.Counter[str] = collections.Counter()
         self.bodies: list[dict] = []
+        self.times: list[float] = []  # arrival time (monotonic) of every request
+        self.auth: set[str] = set()  # Authorization headers seen
 
     @property
     def url(self) -> str:
@@ -92,6 +96,10 @@ class FakeOpenAI:
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
+        self.times.append(time.monotonic())
+        self.auth.add(request.headers.get("Authorization", ""))
+        if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return _error(401, "invalid api key")
         self.requests += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -133,8 +141,11 @@ class FakeOpenAI:
                       "total_tokens": len(json.dumps(body["messages"])) // 4 + len(content) // 4},
         }
         response = web.Response(body=json.dumps(payload).encode(), content_type="application/json")
-        await response.prepare(request)
-        await response.write_eof()
+        try:
+            await response.prepare(request)
+            await response.write_eof()
+        except ConnectionError:  # the client gave up (timeout, kill): nothing was delivered
+            return response
         self.answered.append(tag)
         return response
 

@@ -14,6 +14,7 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
+import aiohttp
 import httpx2
 import openai
 
@@ -180,11 +181,13 @@ class Engine:
         tokens = spec.estimated_input_tokens() + int(spec.params.get("max_tokens") or spec.params.get("max_completion_tokens") or 0)
         attempt = 0
         while True:
-            await self.gate.wait(tokens)
             delay = None
             async with self.slots:
+                # Wait inside the slot so a cool-down that starts while we queue still holds us.
+                await self.gate.wait(tokens)
                 attempt += 1
                 self.stats.http_requests += 1
+                with_schema = self.structured and spec.schema is not None
                 try:
                     body = await self._call(spec)
                     break
@@ -194,17 +197,15 @@ class Engine:
                     wait = _retry_after(err)
                     self.gate.cool_down(wait if wait is not None else self._backoff(attempt))
                     delay = 0.0  # the gate holds everyone until the cool-down ends
-                except openai.APITimeoutError:
-                    reason = f"timeout after {self.cfg.timeout:g} s"
-                except openai.APIConnectionError as err:
-                    reason = f"connection error: {type(err.__cause__ or err).__name__}"
+                except openai.APIConnectionError as err:  # timeouts included
+                    reason = _transport_reason(err, self.cfg.timeout)
                 except _FATAL as err:
                     raise InputError(
                         f"{self.cfg.base_url}: HTTP {err.status_code} ({_short(err)}); check the URL, the model "
                         f"name and ${self.cfg.api_key_env}"
                     ) from None
                 except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-                    if self.structured and spec.schema is not None:
+                    if with_schema:
                         # The server does not take json_schema: ask in prose, parse tolerantly.
                         log.info("server rejected response_format=json_schema (%s); falling back", _short(err))
                         self.structured = False
@@ -286,6 +287,18 @@ def _short(err: openai.APIStatusError) -> str:
     if isinstance(body, dict) and body.get("message"):
         return str(body["message"])[:200]
     return str(err.message)[:200]
+
+
+def _transport_reason(err: BaseException, timeout: float) -> str:
+    # The aiohttp transport reports a refused connection as a ConnectTimeout; the root cause tells the truth.
+    root = err
+    while root.__cause__ is not None or root.__context__ is not None:
+        root = root.__cause__ or root.__context__
+    if isinstance(root, (OSError, aiohttp.ClientConnectorError)) and not isinstance(root, TimeoutError):
+        return f"connection error: {type(root).__name__}"
+    if isinstance(err, openai.APITimeoutError) or isinstance(root, TimeoutError):
+        return f"timeout after {timeout:g} s"
+    return f"connection error: {type(root).__name__}"
 
 
 def _schema_note(schema: dict) -> str:

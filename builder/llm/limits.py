@@ -7,12 +7,13 @@ import time
 
 
 class Bucket:
-    """Token bucket refilled continuously at `per_minute / 60` per second, holding at most one minute's worth."""
+    """Token bucket refilled at `per_minute / 60` per second. It holds one second's worth, so bursts stay
+    small: servers enforce per-minute limits over shorter windows too."""
 
     def __init__(self, per_minute: float):
         self.rate = per_minute / 60.0
-        self.capacity = per_minute
-        self.level = per_minute
+        self.capacity = max(1.0, self.rate)
+        self.level = self.capacity
         self.stamp = time.monotonic()
         self.lock = asyncio.Lock()
 

@@ -1,0 +1,270 @@
+"""The LLM engine against a fake OpenAI-compatible server on 127.0.0.1 (real client, real sockets)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_openai import FakeOpenAI  # noqa: E402
+
+from builder.errors import InputError
+from builder.llm import EngineConfig, RequestSpec, RunStats, estimate, extract_json, run_requests
+from builder.llm.cache import Cache
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}, "score": {"type": "integer"}},
+    "required": ["answer", "score"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(scope="module")
+def fake():
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def server(fake):
+    fake.reset()
+    fake.latency, fake.slow_seconds, fake.reject_json_schema, fake.holding = 0.0, 5.0, False, False
+    fake.retry_after, fake.api_key, fake.responder = "1", None, None
+    return fake
+
+
+@pytest.fixture
+def cfg(server, tmp_path):
+    return EngineConfig(base_url=server.url, cache_dir=str(tmp_path / "cache"), concurrency=8,
+                        timeout=5, max_retries=3, backoff_base=0.01, backoff_max=0.05)
+
+
+def spec(text: str, schema: dict | None = SCHEMA) -> RequestSpec:
+    return RequestSpec("fake-model", [{"role": "user", "content": text}], {"temperature": 0, "max_tokens": 64}, schema)
+
+
+def test_results_in_input_order_and_duplicates_asked_once(server, cfg):
+    specs = [spec(f"q{i % 10}") for i in range(30)]
+    results = run_requests(specs, cfg)
+    assert server.requests == 10
+    assert all(r.ok for r in results)
+    assert [r.key for r in results] == [s.key() for s in specs]
+    assert results[0].value == results[10].value and results[0].value != results[1].value
+
+
+def test_cache_hits_make_no_request(server, cfg):
+    specs = [spec(f"q{i}") for i in range(20)]
+    first = run_requests(specs, cfg)
+    assert server.requests == 20
+    stats = RunStats()
+    second = run_requests(specs, cfg, stats)
+    assert server.requests == 20
+    assert stats.cache_hits == 20 and stats.http_requests == 0
+    assert [r.value for r in second] == [r.value for r in first] and all(r.cached for r in second)
+
+
+def test_no_cache_asks_again(server, cfg):
+    run_requests([spec("q")], cfg)
+    cfg.no_cache = True
+    run_requests([spec("q")], cfg)
+    assert server.requests == 2
+
+
+def test_concurrency_is_bounded(server, cfg):
+    server.latency = 0.05
+    cfg.concurrency = 5
+    run_requests([spec(f"q{i}") for i in range(40)], cfg)
+    assert server.max_in_flight == 5
+
+
+def test_429_retry_after_is_honoured_by_every_worker(server, cfg):
+    cfg.concurrency = 1  # the others queue behind the throttled one and must wait out its cool-down
+    stats = RunStats()
+    results = run_requests([spec("a [[429:1]]"), spec("b"), spec("c")], cfg, stats)
+    assert all(r.ok for r in results)
+    assert server.attempts["a [[429:1]]"] == 2 and stats.rate_limited == 1
+    gap = server.times[1] - server.times[0]
+    assert gap >= 0.95, f"next request went out {gap:.2f} s after a 429 with Retry-After: 1"
+
+
+def test_500_retried_then_answered(server, cfg):
+    stats = RunStats()
+    [result] = run_requests([spec("x [[500:2]]")], cfg, stats)
+    assert result.ok and server.attempts["x [[500:2]]"] == 3 and stats.retries == 2
+
+
+def test_500_gives_up_at_cap_is_stored_and_retried_on_rerun(server, cfg):
+    cfg.max_retries = 1
+    [result] = run_requests([spec("x [[500:3]]")], cfg)
+    assert not result.ok and "http 500" in result.error and "2 attempts" in result.error
+    assert server.attempts["x [[500:3]]"] == 2
+    cache = Cache(cfg.cache_path())
+    assert cache.stats()["failures"] == 1 and cache.stats()["responses"] == 0
+    cache.close()
+    [again] = run_requests([spec("x [[500:3]]")], cfg)  # attempt 3 fails, attempt 4 succeeds
+    assert again.ok and server.attempts["x [[500:3]]"] == 4
+    cache = Cache(cfg.cache_path())
+    assert cache.stats()["failures"] == 0 and cache.stats()["responses"] == 1
+    cache.close()
+
+
+def test_slow_response_times_out_and_is_retried(server, cfg):
+    server.slow_seconds, cfg.timeout, cfg.max_retries = 3.0, 0.4, 1
+    results = run_requests([spec("s [[slow:1]]"), spec("t [[slow:5]]")], cfg)
+    assert results[0].ok and server.attempts["s [[slow:1]]"] == 2
+    assert not results[1].ok and results[1].error.startswith("timeout")
+    assert server.attempts["t [[slow:5]]"] == 2
+
+
+def test_connection_refused_retried_then_given_up(cfg):
+    import socket
+
+    with socket.socket() as sock:  # a port with nobody listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cfg.base_url, cfg.max_retries = f"http://127.0.0.1:{port}/v1", 2
+    stats = RunStats()
+    [result] = run_requests([spec("q")], cfg, stats)
+    assert not result.ok and "connection error" in result.error and stats.http_requests == 3
+
+
+def test_malformed_json_is_reasked_once(server, cfg):
+    stats = RunStats()
+    fixed, broken = run_requests([spec("m [[badjson:1]]"), spec("n [[badjson:9]]")], cfg, stats)
+    assert fixed.ok and fixed.reasked and fixed.value["answer"]
+    assert server.attempts["m [[badjson:1]]"] == 2
+    reask = next(b for b in server.bodies if b["messages"][0]["content"] == "m [[badjson:1]]" and len(b["messages"]) == 3)
+    assert reask["messages"][1] == {"role": "assistant", "content": '{"answer": "unterminated'}
+    assert not broken.ok and "after re-ask" in broken.error and server.attempts["n [[badjson:9]]"] == 2
+    assert stats.reasks == 2
+
+
+def test_schema_violation_is_reasked(server, cfg):
+    [result] = run_requests([spec("v [[invalid:1]]")], cfg)
+    assert result.ok and result.reasked and set(result.value) == {"answer", "score"}
+
+
+def test_reasks_are_cached_too(server, cfg):
+    specs = [spec("m [[badjson:1]]")]
+    run_requests(specs, cfg)
+    before = server.requests
+    [result] = run_requests(specs, cfg)
+    assert result.ok and server.requests == before
+
+
+def test_finish_reason_length_and_content_filter_fail_with_reason(server, cfg):
+    long, filtered = run_requests([spec("l [[length]]"), spec("f [[filter]]")], cfg)
+    assert not long.ok and long.error == "finish_reason=length" and not long.reasked
+    assert not filtered.ok and filtered.error == "finish_reason=content_filter"
+    assert server.requests == 2
+    again = run_requests([spec("l [[length]]")], cfg)  # paid for, so cached: the verdict is re-derived, not re-asked
+    assert again[0].error == "finish_reason=length" and server.requests == 2
+
+
+def test_rejected_json_schema_falls_back_to_prose_parsing(server, cfg):
+    server.reject_json_schema = True
+    stats = RunStats()
+    results = run_requests([spec(f"q{i}") for i in range(5)], cfg, stats)
+    assert all(r.ok for r in results) and stats.schema_fallback
+    assert results[0].text.startswith("Sure!")  # the JSON was dug out of prose
+    sent = [b for b in server.bodies if "response_format" not in b]
+    assert len(sent) == 5 and "JSON Schema" in sent[0]["messages"][-1]["content"]
+
+
+def test_plain_text_specs_return_text(server, cfg):
+    [result] = run_requests([spec("hello", schema=None)], cfg)
+    assert result.ok and result.value == "echo: hello"
+
+
+def test_rpm_limit_spaces_requests(server, cfg):
+    cfg.rpm = 600  # 10 per second, bursts of 10
+    start = time.monotonic()
+    run_requests([spec(f"r{i}") for i in range(25)], cfg)
+    elapsed = time.monotonic() - start
+    assert elapsed >= 1.3, elapsed
+    assert server.requests == 25
+
+
+def test_dry_run_estimate_calls_nothing(server, cfg):
+    specs = [spec(f"q{i}") for i in range(6)] + [spec("q0")]
+    run_requests(specs[:2], cfg)
+    before = server.requests
+    est = estimate(specs, cfg)
+    assert server.requests == before
+    assert (est.unique, est.cached, est.requests) == (6, 2, 4)
+    assert est.input_tokens == sum(s.estimated_input_tokens() for s in specs[2:6]) > 0
+
+
+def test_api_key_is_sent_but_never_stored(server, cfg, monkeypatch, tmp_path):
+    secret = "sk-test-0123456789-secret"
+    monkeypatch.setenv("CE_TEST_KEY", secret)
+    cfg.api_key_env = "CE_TEST_KEY"
+    server.api_key = secret
+    assert all(r.ok for r in run_requests([spec("k")], cfg))
+    assert f"Bearer {secret}" in server.auth
+    for path in Path(cfg.cache_dir).iterdir():
+        assert secret.encode() not in path.read_bytes()
+    server.api_key = "a-different-key"
+    with pytest.raises(InputError) as err:
+        run_requests([spec("k2")], cfg)
+    assert "401" in str(err.value) and "CE_TEST_KEY" in str(err.value) and secret not in str(err.value)
+
+
+def test_extract_json_tolerates_prose_and_fences():
+    assert extract_json('{"a": 1}') == {"a": 1}
+    assert extract_json('Here:\n```json\n{"a": [1, 2]}\n```\nDone.') == {"a": [1, 2]}
+    assert extract_json('The answer is {"a": "x"} as asked.') == {"a": "x"}
+    with pytest.raises(ValueError):
+        extract_json("no json at all")
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    from builder.llm import EngineConfig, RequestSpec, run_requests
+    url, cache, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    specs = [RequestSpec("fake-model", [{"role": "user", "content": f"req-{i}"}], {}, schema) for i in range(n)]
+    results = run_requests(specs, EngineConfig(base_url=url, cache_dir=cache, concurrency=8, timeout=30))
+    print(sum(r.ok for r in results))
+    """
+)
+
+
+def test_sigkill_mid_run_loses_nothing_answered(server, tmp_path):
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    cache, n = str(tmp_path / "cache"), 300
+    server.latency = 0.01
+    proc = subprocess.Popen([sys.executable, str(script), server.url, cache, str(n)], stdout=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while len(server.answered) < 100 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    # Freeze the server so the kill lands between two answers, not on a reply still on the wire.
+    server.holding = True
+    while server.in_flight < 8 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    answered_before = set(server.answered)
+    assert 100 <= len(answered_before) < n, "the kill must land mid-run"
+    server.holding = False
+    time.sleep(0.05)
+    server.log.clear()
+    out = subprocess.run([sys.executable, str(script), server.url, cache, str(n)], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == str(n)
+    asked_again = answered_before & set(server.log)
+    assert not asked_again, f"{len(asked_again)} answered requests were asked again"
+    assert len(server.log) == n - len(answered_before)
