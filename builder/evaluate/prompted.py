@@ -60,11 +60,12 @@ class OpenAIPredictor:
 
             raise InputError(f"few-shot example {leaked[0]} is also an evaluation record; draw shots from another split")
         conversations = [self.prompt.messages(record=r, examples=self.examples) for r in records]
-        replies = complete_many(self.endpoint, conversations, label=f"predict {self.endpoint.model}")
+        replies = complete_many(self.endpoint, conversations, prompt=self.prompt)
         out = []
-        for record, (text, error) in zip(records, replies):
+        for record, (_, text, error) in zip(records, replies):
+            # Parsed here, not by the engine: malformed output is the model's error and counts as wrong.
             pred = prediction_from_output(record["id"], text or "")
             if error and pred.needs_clarification is None:
-                pred.error = error if text is None else f"{pred.error}; {error}"
+                pred.error = error if not text else f"{pred.error}; {error}"
             out.append(pred)
         return out

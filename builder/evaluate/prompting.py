@@ -25,6 +25,7 @@ class Prompt:
     sha256: str
     system: str
     template: jinja2.Template
+    schema: dict[str, Any] | None = None  # JSON Schema of the reply, from the front matter
 
     def messages(self, **variables: Any) -> list[dict[str, str]]:
         variables.setdefault("max_doc_chars", 1500)
@@ -46,4 +47,5 @@ def load_prompt(name: str) -> Prompt:
         sha256=hashlib.sha256(raw.encode("utf-8")).hexdigest(),
         system=str(post.get("system", "")),
         template=_ENV.from_string(post.content),
+        schema=post.get("schema"),
     )

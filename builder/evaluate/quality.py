@@ -6,8 +6,6 @@ Scored on the true positives (gold needs clarification and the predictor asked a
 
 from __future__ import annotations
 
-import json
-import re
 from statistics import mean
 from typing import Any, Sequence
 
@@ -39,40 +37,15 @@ def embedding_cosine(candidates: Sequence[str], references: Sequence[str]) -> tu
     return [float(x) for x in (a * b).sum(axis=1)], None
 
 
-_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
-def parse_judgement(text: str | None) -> tuple[dict[str, Any] | None, str | None]:
-    if not text:
-        return None, "empty judge reply"
-    found = _OBJECT.search(text)
-    try:
-        obj = json.loads(found.group(0) if found else text)
-    except json.JSONDecodeError:
-        return None, f"judge reply is not JSON: {text[:80]!r}"
-    for key in ("is_clarification", "covers_two_interpretations"):
-        if not isinstance(obj.get(key), bool):
-            return None, f"judge reply lacks boolean '{key}'"
-    return {
-        "is_clarification": obj["is_clarification"],
-        "covers_two_interpretations": obj["covers_two_interpretations"],
-        "interpretations_named": obj.get("interpretations_named"),
-        "reason": obj.get("reason"),
-    }, None
-
-
 def judge(endpoint, records: Sequence[dict], questions: Sequence[str]) -> list[tuple[dict | None, str | None]]:
+    """(verdict, error) per question; the reply schema lives in the prompt's front matter."""
     from builder.evaluate.chat import complete_many
     from builder.evaluate.prompting import load_prompt
 
     prompt = load_prompt(JUDGE_PROMPT)
     conversations = [prompt.messages(record=r, question=q) for r, q in zip(records, questions)]
-    replies = complete_many(endpoint, conversations, label=f"judge {endpoint.model}")
-    out = []
-    for text, error in replies:
-        verdict, parse_error = parse_judgement(text) if text is not None else (None, None)
-        out.append((verdict, error if verdict is None and error else parse_error))
-    return out
+    replies = complete_many(endpoint, conversations, prompt=prompt, schema=prompt.schema)
+    return [(value, error) for value, _, error in replies]
 
 
 def score_positives(

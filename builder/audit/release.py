@@ -1,0 +1,62 @@
+"""A release as the audit sees it: records by id (with their split), plus name and version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.errors import InputError
+from builder.io import read_json
+from builder.record import SPLITS
+
+
+@dataclass
+class AuditRelease:
+    path: Path
+    name: str
+    version: str
+    manifest: dict[str, Any]
+    records: dict[str, dict[str, Any]]  # id -> record, each with "split" added
+    ordered: list[str]  # ids in split order, then file order
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+def label_of(record: dict[str, Any]) -> str:
+    return "needs_clarification" if record["needs_clarification"] else "clear"
+
+
+def field_value(record: dict[str, Any], field: str) -> str:
+    """A stratification / grouping value: `label` is derived, everything else is a top-level field."""
+    if field == "label":
+        return label_of(record)
+    return str(record[field])
+
+
+def open_release(path: Path) -> AuditRelease:
+    from builder.release import load_release
+
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    if not (path / "data").is_dir() or not manifest_path.exists():
+        raise InputError(f"{path}: not a release directory (expected data/ and manifest.json)")
+    manifest = read_json(manifest_path)
+    for key in ("name", "version"):
+        if not manifest.get(key):
+            raise InputError(f"{manifest_path}: field '{key}' is missing")
+    splits = load_release(path)
+    records: dict[str, dict[str, Any]] = {}
+    ordered: list[str] = []
+    for split in SPLITS:
+        for record in splits[split]:
+            if record["id"] in records:
+                raise InputError(f"{path}: record id {record['id']} appears twice ({records[record['id']]['split']}, {split})")
+            records[record["id"]] = {**record, "split": split}
+            ordered.append(record["id"])
+    return AuditRelease(path, str(manifest["name"]), str(manifest["version"]), manifest, records, ordered)
+
+
+def strip_split(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "split"}

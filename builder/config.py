@@ -1,0 +1,94 @@
+"""Build configuration: a YAML file validated by pydantic. Relative paths resolve against the config file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from builder.errors import InputError
+from builder.io import read_text
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InputConfig(_Strict):
+    path: str | None = Field(None, description="Conversations file; empty = the embedded demo corpus.")
+    format: Literal["auto", "generic", "mtrag"] = "auto"
+    retrieval_tasks: str | None = Field(None, description="MTRAG retrieval_tasks/ folder (rewrites and ids).")
+    source_dataset: str | None = None
+
+
+class GeneratorConfig(_Strict):
+    enabled: bool = True
+    rate: float = Field(1.0, ge=0.0, le=1.0, description="Share of eligible turns the generator is applied to.")
+
+
+def _default_generators() -> dict[str, GeneratorConfig]:
+    return {
+        "followup_twins": GeneratorConfig(),
+        "entity_twins": GeneratorConfig(),
+        "fragment_twins": GeneratorConfig(),
+        "passage_twins": GeneratorConfig(),
+        "standalone_clear": GeneratorConfig(),
+    }
+
+
+class SynthesizeConfig(_Strict):
+    block_size: int = Field(3, ge=2, description="Conversations per stitching block (histories are borrowed within a block).")
+    clear_post_share: float = Field(0.5, ge=0.0, le=1.0)
+    generators: dict[str, GeneratorConfig] = Field(default_factory=_default_generators)
+
+
+class DedupConfig(_Strict):
+    query_threshold: float = Field(92.0, ge=50.0, le=100.0, description="rapidfuzz ratio for near-identical queries.")
+
+
+class SplitConfig(_Strict):
+    train: float = 0.8
+    validation: float = 0.1
+    test: float = 0.1
+
+
+class BuildConfig(_Strict):
+    name: str = "clariedge-demo"
+    version: str = "1.0.0"
+    seed: int = 13
+    license: str = "apache-2.0"
+    source_datasets: list[str] = Field(default_factory=list)
+    input: InputConfig = Field(default_factory=InputConfig)
+    synthesize: SynthesizeConfig = Field(default_factory=SynthesizeConfig)
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    split: SplitConfig = Field(default_factory=SplitConfig)
+
+
+def load_config(path: Path | None) -> BuildConfig:
+    """Read and validate a config; paths inside it become absolute."""
+    if path is None:
+        return BuildConfig()
+    path = Path(path)
+    try:
+        data = yaml.safe_load(read_text(path)) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise InputError(f"{path}{line}: malformed YAML ({getattr(err, 'problem', err)})") from None
+    try:
+        config = BuildConfig.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"{path}: field '{field}': {first['msg']}") from None
+    base = path.resolve().parent
+    for attr in ("path", "retrieval_tasks"):
+        value = getattr(config.input, attr)
+        if value:
+            resolved = (base / value).resolve()
+            if not resolved.exists():
+                raise InputError(f"{path}: field 'input.{attr}': file not found: {resolved}")
+            setattr(config.input, attr, str(resolved))
+    return config

@@ -1,0 +1,1 @@
+"""Publishing: versions, diffs between releases, the dataset card, and upload to the Hugging Face Hub."""

@@ -1,0 +1,46 @@
+"""Rule-based clarification questions in the three human patterns: hedge, list, open."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+# How often each pattern is picked when it is possible; a list needs 4-8 options, a hedge 2-3.
+PATTERN_WEIGHTS = {"hedge": 0.45, "list": 0.15, "open": 0.40}
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict:
+    return yaml.safe_load((Path(__file__).parent / "templates.yaml").read_text(encoding="utf-8"))
+
+
+def join_options(options: list[str], conj: str = "or") -> str:
+    if len(options) == 1:
+        return options[0]
+    return ", ".join(options[:-1]) + f" {conj} " + options[-1]
+
+
+def clarification(kind: str, rng: random.Random, options: list[str] | None = None, **slots: str) -> tuple[str, str]:
+    """Pick a pattern available for `kind` and fill one of its templates. Returns (question, pattern)."""
+    options = list(options or [])
+    possible = []
+    for pattern in ("hedge", "list", "open"):
+        if kind not in templates()[pattern]:
+            continue
+        if pattern == "hedge" and len(options) < 2 and "topic" not in slots:
+            continue
+        if pattern == "list" and not 4 <= len(options) <= 8:
+            continue
+        possible.append(pattern)
+    if not possible:
+        raise ValueError(f"no clarification pattern fits kind={kind!r} with {len(options)} options")
+    weights = [PATTERN_WEIGHTS[p] for p in possible]
+    pattern = rng.choices(possible, weights=weights, k=1)[0]
+    template = rng.choice(templates()[pattern][kind])
+    shown = options[:3] if pattern == "hedge" else options
+    conj = "and" if "like" in template or "such as" in template or "example" in template else "or"
+    text = template.format(options=join_options(shown, conj) if shown else "", **slots)
+    return text, pattern

@@ -1,0 +1,552 @@
+"""Offline rule-based generators. Each is a named, versioned function over one user turn.
+
+A generator returns Records and Rejections; every rejection carries the self-check that failed.
+Randomness comes from `TurnContext.rng(method)`, seeded by (seed, conversation, turn, method),
+so a record never depends on the order in which turns are processed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from builder.conversation import Conversation, Passage
+from builder.record import Record, clear_target
+from builder.synthesize import text as tx
+from builder.synthesize.clarify import clarification
+
+
+@dataclass
+class Rejection:
+    method: str
+    reason: str
+    conversation_id: str
+    turn: int
+    query: str
+
+
+@dataclass
+class TurnContext:
+    """One user turn with everything a generator may look at."""
+
+    conv: Conversation
+    turn: int  # 1-based user turn number
+    index: int  # index into conv.turns
+    seed: int
+    source_dataset: str
+    donors: list[Conversation]  # same-block conversations whose histories may be stitched on
+    block_entities: list[tuple[str, str, int]] = field(default_factory=list)  # (entity, conv id, turn)
+
+    @property
+    def query(self) -> str:
+        return self.conv.turns[self.index].text
+
+    @property
+    def rewrite(self) -> str | None:
+        return self.conv.turns[self.index].rewrite
+
+    @property
+    def standalone(self) -> str:
+        """The turn's standalone form: the human rewrite, else the turn itself."""
+        return self.rewrite or self.query
+
+    @property
+    def history(self) -> list[dict[str, str]]:
+        return history_of(self.conv, self.index)
+
+    @property
+    def passages(self) -> list[Passage]:
+        return self.conv.turns[self.index].passages
+
+    def relevant_passages(self) -> list[Passage]:
+        marked = [p for p in self.passages if p.relevant]
+        return marked or [p for p in self.passages if p.relevant is None]
+
+    def rng(self, method: str) -> random.Random:
+        key = f"{self.seed}|{self.conv.id}|{self.turn}|{method}".encode()
+        return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+    def provenance(self, method: str, version: str, history_source: dict | None = None, docs: list[str] | None = None) -> dict:
+        prov = {
+            "source_dataset": self.source_dataset,
+            "conversation_id": self.conv.id,
+            "turn": self.turn,
+            "method": method,
+            "method_version": version,
+            "seed": self.seed,
+            "label_source": "generator",
+        }
+        if history_source is not None:
+            prov["history_source"] = history_source
+        if docs:
+            prov["document_sources"] = sorted(set(docs))
+        return prov
+
+    def reject(self, method: str, reason: str, query: str | None = None) -> Rejection:
+        return Rejection(method, reason, self.conv.id, self.turn, query or self.query)
+
+
+def history_of(conv: Conversation, index: int) -> list[dict[str, str]]:
+    return [{"role": t.role, "content": t.text} for t in conv.turns[:index]]
+
+
+def history_text(history: list[dict[str, str]]) -> str:
+    return "\n".join(h["content"] for h in history)
+
+
+def donor_history(
+    ctx: TurnContext, rng: random.Random, empty_share: float = 0.25, avoid: Callable[[str], bool] | None = None
+) -> tuple[list[dict], dict] | None:
+    """An unrelated history: a prefix of a block-mate conversation, or none at all.
+
+    `avoid(text)` rejects a history that would resolve the query; up to three donors are tried,
+    then None says none was unrelated enough."""
+    usable = [d for d in ctx.donors if len(d.user_turn_indices()) >= 2]
+    if not usable or rng.random() < empty_share:
+        return [], {"conversation_id": "", "turns": 0}
+    rng.shuffle(usable)
+    for donor in usable[:3]:
+        user_idx = donor.user_turn_indices()
+        cut = user_idx[rng.randint(1, min(2, len(user_idx) - 1))]  # one or two full exchanges
+        history = history_of(donor, cut)
+        if avoid is None or not avoid(history_text(history)):
+            return history, {"conversation_id": donor.id, "turns": cut}
+    return None
+
+
+def topic_of(history: list[dict[str, str]]) -> str | None:
+    """A name for what an unrelated history is about: its first named entity."""
+    for h in history:
+        if h["role"] == "user":
+            found = [e.text for e in tx.entities(h["content"])]
+            if found:
+                return found[0]
+    return None
+
+
+def referent_in(span: str, text: str) -> str | None:
+    """Trim `span` to the words that `text` contains ('size of the Sun' -> 'Sun')."""
+    toks = tx.words(span)
+    have = tx.content_stems(text)
+    hits = [i for i, w in enumerate(toks) if w.lower() not in tx.stopwords() and tx.stem(w) in have]
+    if not hits:
+        return None
+    return " ".join(toks[hits[0] : hits[-1] + 1])
+
+
+def resolving_turn(history: list[dict[str, str]], phrase: str) -> int | None:
+    """Index of the latest history turn that mentions `phrase`."""
+    for i in range(len(history) - 1, -1, -1):
+        if tx.mentions(history[i]["content"], phrase):
+            return i
+    return None
+
+
+def pick_pattern_options(ctx: TurnContext, head: str, exclude: str) -> list[str]:
+    """Other entities of the same kind, from this conversation and its block-mates."""
+    seen = {tx.stem(w) for w in tx.words(exclude)}
+    out: list[str] = []
+    for name, _, _ in ctx.block_entities:
+        if tx.head_of(name) == head and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out:
+            out.append(name)
+    return out
+
+
+# --- generators -------------------------------------------------------------------------------
+
+
+def _fuzzy_names(query: str, referent: str) -> bool:
+    """A misspelled mention still names the referent ('Carollina')."""
+    from rapidfuzz import fuzz
+
+    have = [w.lower() for w in tx.words(query) if len(w) > 3]
+    need = [w.lower() for w in tx.words(referent) if w.lower() not in tx.stopwords() and len(w) > 3]
+    return any(fuzz.ratio(n, h) >= 85 for n in need for h in have)
+
+
+def _kind_of(referent: str) -> str:
+    head = tx.head_of(referent)
+    return head or "one"
+
+
+def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
+    """MTRAG follow-ups that lean on the history: the turn in context is a hard negative; the same
+    words stitched after an unrelated (or empty) history need clarification."""
+    method, version = "followup_twins", "1"
+    if ctx.turn == 1 or not ctx.rewrite:
+        return
+    history = ctx.history
+    span = tx.added_referent(ctx.query, ctx.rewrite)
+    if not span:
+        yield ctx.reject(method, "standalone: the rewrite adds nothing to the turn")
+        return
+    referent = referent_in(span, history_text(history))
+    if not referent:
+        yield ctx.reject(method, f"referent '{span}' not found in the history")
+        return
+    anaphor = tx.has_anaphor(ctx.query)
+    fragment = tx.is_fragment(ctx.query)
+    pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
+    negative = Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=history,
+        query=ctx.query,
+        documents=[],
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[ctx.rewrite],
+        target=clear_target(),
+        resolution={
+            "source": "history",
+            "turn_index": resolving_turn(history, referent),
+            "document_id": None,
+            "referent": referent,
+            "resolved_query": ctx.rewrite,
+        },
+        pair_id=pair,
+        provenance=ctx.provenance(method, version),
+    )
+    rng = ctx.rng(method)
+    if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent):
+        yield negative
+        yield ctx.reject(method, f"query already names the referent '{referent}'")
+        return
+    donor = donor_history(ctx, rng, avoid=lambda text: tx.mentions_any(text, referent))
+    if donor is None:
+        yield negative
+        yield ctx.reject(method, f"referent '{referent}' appears in every stitched history tried")
+        return
+    stitched, source = donor
+    topic = topic_of(stitched)
+    other = topic or "something else"
+    alternative = tx.replace_phrase(ctx.rewrite, referent, other) or f"{ctx.query} (about {other})"
+    if fragment and not anaphor:
+        category = "ill_formed"
+        question, pattern = clarification("fragment", rng)
+    elif not anaphor and not tx.is_elliptical(ctx.query):
+        # No pronoun: the history supplied a detail the query leaves out.
+        category = "missing_parameter"
+        question, pattern = clarification("parameter", rng, detail=_kind_of(referent))
+    else:
+        category = "unresolved_reference"
+        slots = {"anaphor": anaphor or ctx.query.strip()}
+        if topic:
+            slots["topic"] = topic
+        question, pattern = clarification("reference", rng, **slots)
+    positive = Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=stitched,
+        query=ctx.query,
+        documents=[],
+        needs_clarification=True,
+        category=category,
+        interpretations=[ctx.rewrite, alternative],
+        target={"clarification": question},
+        clarification_pattern=pattern,
+        pair_id=pair,
+        provenance=ctx.provenance(method, version, history_source=source),
+    )
+    yield negative
+    yield positive
+
+
+@dataclass
+class Generalized:
+    entity: tx.Entity
+    query: str  # the standalone query with the entity made generic
+    generic: str  # what replaced it: "the river" or a pronoun
+    category: str  # underspecified_entity (generic noun) or unresolved_reference (pronoun)
+
+
+def _generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
+    """Make the standalone query's key entity generic: 'the Penobscot River' -> 'the river', else -> 'it'."""
+    passages = ctx.relevant_passages()
+    entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
+    if entity is None:
+        return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+    if entity.head:
+        generic, category = f"the {entity.head}", "underspecified_entity"
+    else:
+        generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
+    query = tx.replace_entity(ctx.standalone, entity, generic)
+    if query == ctx.standalone or tx.mentions_any(query, entity.text) and not entity.head:
+        return ctx.reject(method, f"could not generalize '{entity.text}'", ctx.standalone)
+    if len(tx.content_stems(query)) < 1:
+        return ctx.reject(method, f"nothing left after removing '{entity.text}'", ctx.standalone)
+    return Generalized(entity, query, generic, category)
+
+
+def _with(g: Generalized, name: str) -> str:
+    """The generic query read with another referent."""
+    if g.entity.head:
+        return tx.replace_phrase(g.query, g.generic, name) or f"{g.query} ({name})"
+    return f"{g.query} (meaning {name})"
+
+
+def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
+    """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
+    resolved after the turn's own history when that history names the entity."""
+    method, version = "entity_twins", "2"
+    got = _generalize(ctx, method)
+    if isinstance(got, Rejection):
+        yield got
+        return
+    entity, generic = got.entity, got.query
+    rng = ctx.rng(method)
+    pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
+    options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
+
+    def resolves(text: str) -> bool:
+        return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
+
+    donor = donor_history(ctx, rng, avoid=resolves)
+    if donor is None:
+        yield ctx.reject(method, f"entity '{entity.text}' or its kind appears in every stitched history tried", generic)
+    else:
+        stitched, source = donor
+        topic = topic_of(stitched)
+        if entity.head:
+            alt = options[0] if options else f"another {entity.head}"
+            shown = [entity.text] + options[:6]
+            rng.shuffle(shown)
+            question, pattern = clarification(
+                "entity", rng, options=shown if len(shown) >= 2 else [], head=entity.head, heads=tx.plural(entity.head)
+            )
+            second = _with(got, alt)
+        else:
+            slots = {"anaphor": got.generic}
+            if topic:
+                slots["topic"] = topic
+            question, pattern = clarification("reference", rng, **slots)
+            second = _with(got, topic or "something not mentioned yet")
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="pre_retrieval",
+            history=stitched,
+            query=generic,
+            documents=[],
+            needs_clarification=True,
+            category=got.category,
+            interpretations=[ctx.standalone, second],
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair,
+            provenance=ctx.provenance(method, version, history_source=source),
+        )
+    own = ctx.history
+    if not own:
+        return
+    where = resolving_turn(own, entity.text)
+    rivals = [o for o in options if tx.mentions(history_text(own), o)]
+    if where is None:
+        yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
+    elif rivals and entity.head:
+        yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
+    else:
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="pre_retrieval",
+            history=own,
+            query=generic,
+            documents=[],
+            needs_clarification=False,
+            category="hard_negative",
+            interpretations=[ctx.standalone],
+            target=clear_target(),
+            resolution={
+                "source": "history",
+                "turn_index": where,
+                "document_id": None,
+                "referent": entity.text,
+                "resolved_query": ctx.standalone,
+            },
+            pair_id=pair,
+            provenance=ctx.provenance(method, version),
+        )
+
+
+def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
+    """A keyword fragment of the query without its entity ('annual fee?'): ill-formed on its own,
+    clear right after a history that names the entity."""
+    method, version = "fragment_twins", "2"
+    passages = ctx.relevant_passages()
+    entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
+    own = ctx.history
+    if entity is None:
+        yield ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+        return
+    fragment = tx.keyword_fragment(ctx.standalone, entity.text, max_words=2)
+    if not fragment or len(tx.words(fragment)) < 1:
+        yield ctx.reject(method, "nothing left after removing the entity", ctx.standalone)
+        return
+    rng = ctx.rng(method)
+    pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
+    donor = donor_history(ctx, rng, empty_share=0.5, avoid=lambda text: tx.mentions_any(text, entity.text))
+    if donor is None:
+        yield ctx.reject(method, f"entity '{entity.text}' appears in every stitched history tried", fragment)
+    else:
+        stitched, source = donor
+        question, pattern = clarification("fragment", rng)
+        topic = topic_of(stitched)
+        other = f"{fragment[:-1]} of {topic}" if topic else f"{fragment[:-1]} of something else"
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="pre_retrieval",
+            history=stitched,
+            query=fragment,
+            documents=[],
+            needs_clarification=True,
+            category="ill_formed",
+            interpretations=[ctx.standalone, other],
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair,
+            provenance=ctx.provenance(method, version, history_source=source),
+        )
+    if not own:
+        return
+    where = resolving_turn(own, entity.text)
+    if where is None:
+        yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
+        return
+    yield Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=own,
+        query=fragment,
+        documents=[],
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[ctx.standalone],
+        target=clear_target(),
+        resolution={
+            "source": "history",
+            "turn_index": where,
+            "document_id": None,
+            "referent": entity.text,
+            "resolved_query": ctx.standalone,
+        },
+        pair_id=pair,
+        provenance=ctx.provenance(method, version),
+    )
+
+
+def _about(passage: Passage, phrase: str) -> bool:
+    return tx.mentions(passage.title + "\n" + passage.text, phrase)
+
+
+def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Record | Rejection]:
+    """Post-retrieval: 'the river' with passages about two rivers needs clarification; with passages
+    about one river it is clear."""
+    method, version = "passage_twins", "2"
+    got = _generalize(ctx, method)
+    if isinstance(got, Rejection):
+        yield got
+        return
+    entity, generic = got.entity, got.query
+    mine = [p for p in ctx.relevant_passages() if _about(p, entity.text)]
+    if not mine:
+        yield ctx.reject(method, f"no relevant passage mentions '{entity.text}'", generic)
+        return
+    rng = ctx.rng(method)
+    pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
+    own_docs = [p.as_document() for p in mine[:3]]
+    yield Record(
+        domain=ctx.conv.domain,
+        setting="post_retrieval",
+        history=[],
+        query=generic,
+        documents=own_docs,
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[ctx.standalone],
+        target=clear_target(),
+        resolution={
+            "source": "documents",
+            "turn_index": None,
+            "document_id": own_docs[0]["id"],
+            "referent": entity.text,
+            "resolved_query": ctx.standalone,
+        },
+        pair_id=pair,
+        provenance=ctx.provenance(method, version, docs=[ctx.conv.id]),
+    )
+    rivals: list[tuple[str, list[Passage], TurnContext]] = []
+    for other in partners:
+        theirs_passages = other.relevant_passages()
+        e = tx.key_entity(other.standalone, [p.title for p in theirs_passages], [p.text for p in theirs_passages])
+        if e is not None:
+            if e.head != entity.head or tx.mentions_any(e.text, entity.text) or tx.mentions_any(entity.text, e.text):
+                continue
+            theirs = [p for p in other.relevant_passages() if _about(p, e.text) and not _about(p, entity.text)]
+            if theirs and all(e.text != r[0] for r in rivals):
+                rivals.append((e.text, theirs, other))
+    if not rivals:
+        yield ctx.reject(method, f"no passages about another {entity.head or 'topic'} in the block", generic)
+        return
+    rng.shuffle(rivals)
+    chosen = rivals[: rng.choice([1, 1, 2, 3])]
+    docs = [p.as_document() for p in mine[:2]]
+    for _, passages, _ in chosen:
+        docs.extend(p.as_document() for p in passages[:2])
+    rng.shuffle(docs)
+    names = [entity.text] + [name for name, _, _ in chosen]
+    rng.shuffle(names)
+    head = entity.head or "topic"
+    question, pattern = clarification("passages", rng, options=names, head=head, heads=tx.plural(head))
+    interpretations = [ctx.standalone] + [_with(got, n) for n, _, _ in chosen]
+    yield Record(
+        domain=ctx.conv.domain,
+        setting="post_retrieval",
+        history=[],
+        query=generic,
+        documents=docs,
+        needs_clarification=True,
+        category="multiple_interpretations",
+        interpretations=interpretations,
+        target={"clarification": question},
+        clarification_pattern=pattern,
+        pair_id=pair,
+        provenance=ctx.provenance(method, version, docs=[ctx.conv.id] + [o.conv.id for _, _, o in chosen]),
+    )
+
+
+def standalone_clear(ctx: TurnContext, post_share: float) -> Iterator[Record | Rejection]:
+    """Easy negatives: the fully specified query, in its own context, before or after retrieval."""
+    method, version = "standalone_clear", "2"
+    query = ctx.standalone
+    if tx.has_anaphor(query) in {"it", "they", "them", "this", "that", "these", "those"} and ctx.turn > 1:
+        yield ctx.reject(method, "standalone form still contains a pronoun", query)
+        return
+    rng = ctx.rng(method)
+    history = ctx.history
+    docs = [p.as_document() for p in ctx.relevant_passages()[:3]]
+    settings = ["pre_retrieval"] + (["post_retrieval"] if docs and rng.random() < post_share else [])
+    for setting in settings:
+        post = setting == "post_retrieval"
+        yield Record(
+            domain=ctx.conv.domain,
+            setting=setting,
+            history=history,
+            query=query,
+            documents=docs if post else [],
+            needs_clarification=False,
+            category="clear",
+            interpretations=[query],
+            target=clear_target(),
+            provenance=ctx.provenance(method, version, docs=[ctx.conv.id] if post else None),
+        )
+
+
+GENERATORS: dict[str, Callable] = {
+    "followup_twins": followup_twins,
+    "entity_twins": entity_twins,
+    "fragment_twins": fragment_twins,
+    "passage_twins": passage_twins,
+    "standalone_clear": standalone_clear,
+}
+METHOD_VERSIONS = {"followup_twins": "1", "entity_twins": "2", "fragment_twins": "2", "passage_twins": "2", "standalone_clear": "2"}

@@ -1,0 +1,291 @@
+"""Small text analysis used by the rule-based generators: tokens, entities, referents."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict:
+    return yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    return frozenset(lexicon()["stopwords"])
+
+
+@lru_cache(maxsize=1)
+def anaphora() -> frozenset[str]:
+    return frozenset(lexicon()["anaphora"])
+
+
+def words(text: str) -> list[str]:
+    return [w.strip(".'’-") for w in _WORD.findall(text) if w.strip(".'’-")]
+
+
+def stem(word: str) -> str:
+    """Crude plural folding: enough to match 'clinics' with 'clinic'."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def content_stems(text: str) -> set[str]:
+    stops = stopwords()
+    return {stem(w) for w in words(text) if w.lower() not in stops and len(w) > 1}
+
+
+def has_anaphor(text: str) -> str | None:
+    """The first anaphoric word of the query ("it", "this", ...), if any."""
+    ana = anaphora()
+    for w in words(text):
+        if w.lower() in ana:
+            return w.lower()
+    return None
+
+
+def is_elliptical(text: str) -> bool:
+    low = text.strip().lower()
+    return any(low.startswith(o) for o in lexicon()["ellipsis_openers"])
+
+
+def is_fragment(text: str) -> bool:
+    """Very short, or with no wh-word and no verb-like auxiliary: 'refund policy?', 'Renters'."""
+    ws = [w.lower() for w in words(text)]
+    if len(ws) <= 3:
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class Entity:
+    text: str  # as written in the query
+    head: str | None  # generic kind ("river"), if known
+    start: int
+    end: int
+
+
+def head_of(entity: str) -> str | None:
+    heads = lexicon()["heads"]
+    for w in reversed(words(entity)):
+        s = stem(w)
+        if s in heads:
+            return s
+        if w.lower() in heads:
+            return w.lower()
+    return None
+
+
+def plural(head: str) -> str:
+    return lexicon()["heads"].get(head, head + "s")
+
+
+_CAP_SPAN = re.compile(
+    r"(?:(?:[A-Z][A-Za-z0-9'’&\-]*|[A-Z0-9]{2,}[a-z]?)(?:\s+(?:of|the|and|for|de|du|la|&)\s+|\s+)?)+"
+)
+
+
+def entities(text: str) -> list[Entity]:
+    """Capitalized spans ('Penobscot River', 'IBM Cloud Kubernetes Service'), excluding a lone sentence-initial word."""
+    found: list[Entity] = []
+    for m in _CAP_SPAN.finditer(text):
+        span = m.group(0).rstrip()
+        span = re.sub(r"\s+(?:of|the|and|for|de|du|la|&)$", "", span)
+        start = m.start()
+        toks = words(span)
+        if not toks:
+            continue
+        # Drop a leading question/auxiliary word capitalized only because it starts the sentence.
+        while toks and (toks[0].lower() in stopwords() or toks[0] in {"I", "I'm", "Can", "Could"}) and start == _first_word_start(text):
+            cut = span.find(toks[0]) + len(toks[0])
+            span = span[cut:].lstrip()
+            start = text.find(span, start)
+            toks = words(span)
+        if toks and toks[0].lower() == "the":
+            span = span[4:].lstrip()
+            start = text.find(span, start)
+            toks = words(span)
+        if not toks:
+            continue
+        # 'my FICO score': a capitalized modifier takes the noun it modifies.
+        tail = re.match(r"((?:\s+[a-z][a-z\-]+){1,2})(?=[\s?.,!]|$)", text[start + len(span):])
+        if tail and all(w not in stopwords() for w in tail.group(1).split()):
+            span = span + tail.group(1)
+            toks = words(span)
+        if len(toks) == 1 and start == _first_word_start(text):
+            continue
+        if len(toks) == 1 and toks[0].lower() in stopwords():
+            continue
+        if toks[0] == "I":
+            continue
+        found.append(Entity(text=span, head=head_of(span), start=start, end=start + len(span)))
+    return found
+
+
+def _first_word_start(text: str) -> int:
+    m = re.search(r"\S", text)
+    return m.start() if m else 0
+
+
+def mentions(text: str, phrase: str) -> bool:
+    """True when all content words of `phrase` occur in `text` (plural-insensitive)."""
+    need = content_stems(phrase)
+    return bool(need) and need <= content_stems(text)
+
+
+def mentions_any(text: str, phrase: str) -> bool:
+    need = content_stems(phrase)
+    return bool(need & content_stems(text))
+
+
+def added_referent(original: str, rewrite: str) -> str | None:
+    """The phrase the standalone rewrite adds to the original turn: what the turn left implicit.
+
+    Consecutive rewrite words that are content words absent from the original (bridging small
+    function words) form candidate spans; the longest wins.
+    """
+    orig = content_stems(original)
+    toks = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(rewrite)]
+    spans: list[tuple[int, int, int]] = []  # (n_content, start, end)
+    cur: list[tuple[str, int, int]] = []
+    pending: list[tuple[str, int, int]] = []
+    stops = stopwords()
+
+    def close() -> None:
+        if cur:
+            spans.append((sum(1 for w, _, _ in cur if w.lower() not in stops), cur[0][1], cur[-1][2]))
+
+    for tok in toks:
+        w = tok[0].strip(".'’-")
+        low = w.lower()
+        is_new = low not in stops and len(w) > 1 and stem(w) not in orig
+        if is_new:
+            cur.extend(pending)
+            pending = []
+            cur.append(tok)
+        elif cur and low in {"of", "the", "and", "for", "in", "on", "to", "de"} and len(pending) < 2:
+            pending.append(tok)
+        else:
+            close()
+            cur, pending = [], []
+    close()
+    if not spans:
+        return None
+    best = max(spans, key=lambda s: (s[0], -s[1]))
+    return rewrite[best[1] : best[2]].strip(" ,.?!")
+
+
+def replace_phrase(text: str, phrase: str, replacement: str) -> str | None:
+    """Replace `phrase` (case-insensitive, with an optional leading 'the') once; None when absent."""
+    pattern = re.compile(r"(?i)\b(?:the\s+)?" + re.escape(phrase) + r"(?:'s|’s)?\b")
+    m = pattern.search(text)
+    if not m:
+        return None
+    possessive = m.group(0).lower().endswith(("'s", "’s"))
+    rep = replacement + ("'s" if possessive else "")
+    out = text[: m.start()] + rep + text[m.end() :]
+    return out[0].upper() + out[1:] if m.start() == 0 else out
+
+
+def _nounish(word: str) -> bool:
+    low = word.lower()
+    return (
+        len(low) > 2
+        and low not in stopwords()
+        and low not in lexicon()["verbs"]
+        and "'" not in low
+        and "’" not in low
+        and not low.endswith(("ing", "ed", "ly"))
+        and not low.isdigit()
+    )
+
+
+def keyword_fragment(text: str, drop: str, max_words: int = 2) -> str | None:
+    """'What is the annual fee of the Horizon Card?' minus 'Horizon Card' -> 'annual fee?'."""
+    skip = content_stems(drop)
+    keep = [w for w in words(text) if _nounish(w) and stem(w) not in skip]
+    if not keep or max(len(w) for w in keep) < 4:
+        return None
+    return " ".join(keep[:max_words]).lower() + "?"
+
+
+_SUBJECT_BEFORE = {"do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should",
+                   "has", "have", "had", "may", "might", "and", "but", "when", "where", "why", "how", "what", "which", "if"}
+
+
+def _ngrams(tokens: list[str], n: int) -> list[tuple[int, int]]:
+    return [(i, i + n) for i in range(len(tokens) - n + 1)]
+
+
+def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None:
+    """What the query is about: a named entity, else a phrase shared with the passage titles,
+    else the longest multi-word phrase found verbatim in the passages."""
+    named = entities(query)
+    if named:
+        return next((e for e in named if e.head), named[0])
+    spans = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(query)]
+    toks = [s[0] for s in spans]
+    stops = stopwords()
+    title_stems = [content_stems(t) for t in titles if t]
+    haystack = " ".join(texts).lower()
+    for n in range(min(5, len(toks)), 0, -1):
+        for i, j in _ngrams(toks, n):
+            words_ = toks[i:j]
+            if words_[0].lower() in stops or words_[-1].lower() in stops or any(len(w) < 2 for w in (words_[0], words_[-1])):
+                continue
+            need = {stem(w) for w in words_ if w.lower() not in stops}
+            phrase = query[spans[i][1] : spans[j - 1][2]]
+            if n == 1 and not words_[0][:1].isupper():
+                continue  # a lone lowercase word is too often a verb ('schedule')
+            in_title = any(need <= ts for ts in title_stems)
+            in_text = n >= 2 and phrase.lower() in haystack
+            if in_title or in_text:
+                return Entity(text=phrase, head=head_of(phrase) if n > 1 else None, start=spans[i][1], end=spans[j - 1][2])
+    return None
+
+
+def pronoun_for(text: str, entity: Entity) -> str:
+    """'it' / 'they' / 'them' / 'its' / 'their' for an entity at its place in `text`."""
+    toks = words(entity.text)
+    last = toks[-1].lower() if toks else ""
+    single_name = len(toks) == 1 and toks[0][:1].isupper()
+    plural_ = not single_name and last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3
+    after = text[entity.end : entity.end + 2]
+    if after in ("'s", "’s"):
+        return "their" if plural_ else "its"
+    before = words(text[: entity.start])
+    prev = before[-1].lower() if before else ""
+    if prev == "the" and len(before) > 1:
+        prev = before[-2].lower()
+    subject = not before or prev in _SUBJECT_BEFORE or (prev == "the" and len(before) == 1)
+    if plural_:
+        return "they" if subject else "them"
+    return "it"
+
+
+def replace_entity(text: str, entity: Entity, replacement: str) -> str:
+    """Swap the entity (with a leading 'the' and a trailing possessive) for `replacement`."""
+    start, end = entity.start, entity.end
+    before = text[:start]
+    m = re.search(r"(?i)\b(the|a|an|my|your|our|this|that)\s+$", before)
+    if m and (replacement in ("it", "they", "them", "its", "their") or m.group(1).lower() == "the"):
+        start = m.start()
+    elif re.search(r"(?i)(?:[’']s|\b(?:a|an|his|her|its|their|second|first|new|another|each|every|any|which|what))\s+$", before) and replacement.startswith("the "):
+        replacement = replacement[4:]  # "NASA's the mission" -> "NASA's mission"
+    if text[end : end + 2] in ("'s", "’s") and replacement in ("its", "their"):
+        end += 2
+    out = text[:start] + replacement + text[end:]
+    return out[0].upper() + out[1:] if start == 0 else out
