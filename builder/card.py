@@ -50,17 +50,25 @@ def source_info(source_dataset: str) -> dict[str, str]:
     return {"name": source_dataset, "license": "unknown", "url": "", "bibtex": ""}
 
 
-def card_metadata(total: int, license: str, pretty_name: str, source_datasets: list[str]) -> dict[str, Any]:
-    configs = [
-        {
-            "config_name": "default",
-            "default": True,
-            "data_files": [{"split": s, "path": f"data/{s}.parquet"} for s in SPLITS],
-        }
-    ] + [
-        {"config_name": setting, "data_files": [{"split": s, "path": f"data/{setting}/{s}.parquet"} for s in SPLITS]}
-        for setting in SETTINGS
-    ]
+def card_metadata(
+    total: int,
+    license: str,
+    pretty_name: str,
+    source_datasets: list[str],
+    splits: dict[str, list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """Card YAML. Given `splits`, configs list only non-empty files: `datasets` cannot load an empty split."""
+
+    def files(setting: str | None) -> list[dict[str, str]]:
+        out = []
+        for s in SPLITS:
+            rows = None if splits is None else [r for r in splits.get(s, []) if setting in (None, r["setting"])]
+            if rows is None or rows:
+                out.append({"split": s, "path": f"data/{setting}/{s}.parquet" if setting else f"data/{s}.parquet"})
+        return out
+
+    configs = [{"config_name": "default", "default": True, "data_files": files(None)}]
+    configs += [{"config_name": st, "data_files": files(st)} for st in SETTINGS if files(st)]
     return {
         "pretty_name": pretty_name,
         "license": license,
@@ -150,6 +158,20 @@ def label_plot_png(splits: dict[str, list[dict[str, Any]]]) -> bytes:
     return out.getvalue()
 
 
+def loading_text(repo_id: str, version: str) -> str:
+    return (
+        "## Loading\n\n```python\nfrom datasets import load_dataset\n\n"
+        f'ds = load_dataset("{repo_id}")  # latest version (main)\n'
+        f'ds = load_dataset("{repo_id}", revision="v{version}")  # pinned: this exact version\n'
+        f'pre = load_dataset("{repo_id}", "pre_retrieval", revision="v{version}")  # one setting\n```'
+    )
+
+
+def changelog_text(entries: str) -> str:
+    """The changelog section; `entries` is markdown of `### vX.Y.Z` entries, newest first."""
+    return "## Changelog\n\n" + entries.strip()
+
+
 def render_card(
     splits: dict[str, list[dict[str, Any]]],
     *,
@@ -167,7 +189,7 @@ def render_card(
     from huggingface_hub import DatasetCard, DatasetCardData
 
     total = sum(len(v) for v in splits.values())
-    meta = card_metadata(total, license, f"ClariEdge ({name})", source_datasets)
+    meta = card_metadata(total, license, f"ClariEdge ({name})", source_datasets, splits)
     meta.update(extra_metadata or {})
     data = DatasetCardData(**meta)
     record_methods, prompts = generators_and_prompts(splits)
@@ -216,14 +238,8 @@ def render_card(
             f"## How it was built\n\nGenerators and their versions:\n\n{generators}\n\nPrompts:\n\n{prompt_lines}"
             f"\n\nSources:\n\n{source_lines or '- none recorded'}",
         ),
-        section(
-            "loading",
-            "## Loading\n\n```python\nfrom datasets import load_dataset\n\n"
-            f'ds = load_dataset("{repo}")                                    # latest (main)\n'
-            f'ds = load_dataset("{repo}", revision="v{version}")             # this exact version\n'
-            f'pre = load_dataset("{repo}", "pre_retrieval", revision="v{version}")  # one setting\n```',
-        ),
-        section("changelog", "## Changelog\n\n" + (changelog.strip() if changelog else f"### v{version}\n\nThis release.")),
+        section("loading", loading_text(repo, version)),
+        section("changelog", changelog_text(changelog or f"### v{version}\n\nThis release.")),
     ]
     for title, text in (body_sections or {}).items():
         sections.append(section(f"extra-{title.lower().replace(' ', '-')}", f"## {title}\n\n{text}"))
