@@ -37,3 +37,10 @@ def main() -> None:
 from builder.evaluate.cli import evaluate_command  # noqa: E402
 
 app.command("evaluate")(evaluate_command)
+from builder.audit.cli import app as audit_app  # noqa: E402
+
+app.add_typer(audit_app, name="audit")
+from builder.publish.cli import diff_command, publish_command  # noqa: E402
+
+app.command("publish")(publish_command)
+app.command("diff")(diff_command)
