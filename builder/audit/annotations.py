@@ -25,7 +25,8 @@ YES = {"yes", "y", "true", "1"}
 NO = {"no", "n", "false", "0"}
 NOT_APPLICABLE = {"", "n/a", "na"}
 # Label Studio control names (annotations/label_studio_config.xml) -> our fields.
-LS_FIELDS = ("needs_clarification", "category", "clarification_acceptable", "suggested_clarification", "comment")
+LS_FIELDS = ("needs_clarification", "category", "clarification_acceptable", "suggested_clarification",
+             "interpretations", "comment")
 MAX_LISTED = 15
 
 
@@ -41,6 +42,7 @@ class Annotation:
     annotated_at: str  # ISO 8601, UTC
     source: str  # "file:row" or "file:task N annotation M"
     time_source: str = "annotation"  # or "file_mtime" when a CSV row had no time
+    interpretations: list[str] = field(default_factory=list)  # readings, when the annotator says "needs clarification"
 
     def key(self) -> tuple[str, str]:
         return (self.record_id, self.annotator)
@@ -48,7 +50,7 @@ class Annotation:
     def answer(self) -> tuple:
         """What the annotator said, without where/when it was read."""
         return (self.needs_clarification, self.category, self.clarification_acceptable,
-                self.suggested_clarification, self.comment)
+                self.suggested_clarification, tuple(self.interpretations), self.comment)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,13 +145,13 @@ def build_annotation(raw: dict[str, Any], where: str, time: str | None, release:
     if len(problems.items) > before:
         return None
     suggestion = str(raw.get("suggested_clarification") or "").strip() or None
+    readings = [line.strip() for line in str(raw.get("interpretations") or "").splitlines() if line.strip()]
     return Annotation(record_id, annotator, bool(needs), category, acceptable, suggestion,
-                      str(raw.get("comment") or "").strip(), str(time), where, time_source)
+                      str(raw.get("comment") or "").strip(), str(time), where, time_source, readings)
 
 
 def is_blank(raw: dict[str, Any]) -> bool:
-    return all(not str(raw.get(k) or "").strip() for k in ("needs_clarification", "category", "clarification_acceptable",
-                                                         "suggested_clarification", "comment"))
+    return all(not str(raw.get(k) or "").strip() for k in LS_FIELDS)
 
 
 # ---- readers --------------------------------------------------------------------------------------

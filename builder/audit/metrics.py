@@ -22,6 +22,7 @@ class Consensus:
     acceptable: bool | None
     suggestion: str | None  # the most common suggested clarification, if any
     votes: dict[str, dict[str, int]]
+    interpretations: list[str]  # from the first annotator (by name) who listed two or more
 
 
 def majority(values: list[Any]) -> Any:
@@ -40,7 +41,9 @@ def consensus(annotations: list[Annotation]) -> dict[str, Consensus]:
         by_record[a.record_id].append(a)
     out = {}
     for rid, items in sorted(by_record.items()):
+        items = sorted(items, key=lambda a: a.annotator)
         suggestions = [a.suggested_clarification for a in items if a.suggested_clarification]
+        readings = next((a.interpretations for a in items if len(a.interpretations) >= 2), [])
         out[rid] = Consensus(
             rid,
             sorted(a.annotator for a in items),
@@ -53,6 +56,7 @@ def consensus(annotations: list[Annotation]) -> dict[str, Consensus]:
                 "category": dict(Counter(a.category or "(blank)" for a in items)),
                 "clarification_acceptable": dict(Counter({True: "yes", False: "no", None: "n/a"}[a.clarification_acceptable] for a in items)),
             },
+            list(readings),
         )
     return out
 

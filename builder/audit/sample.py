@@ -24,6 +24,7 @@ ANSWER_COLUMNS = (
     "category",
     "clarification_acceptable",
     "suggested_clarification",
+    "interpretations",
     "comment",
     "annotated_at",
 )
