@@ -102,7 +102,7 @@ def donor_history(
     """An unrelated history: a prefix of a block-mate conversation, or none at all.
 
     `avoid(text)` rejects a history that would resolve the query; up to three donors are tried,
-    then None says none was unrelated enough."""
+    then the empty history (which resolves nothing) is used."""
     usable = [d for d in ctx.donors if len(d.user_turn_indices()) >= 2]
     if not usable or rng.random() < empty_share:
         return [], {"conversation_id": "", "turns": 0}
@@ -113,7 +113,7 @@ def donor_history(
         history = history_of(donor, cut)
         if avoid is None or not avoid(history_text(history)):
             return history, {"conversation_id": donor.id, "turns": cut}
-    return None
+    return [], {"conversation_id": "", "turns": 0}
 
 
 def topic_of(history: list[dict[str, str]]) -> str | None:

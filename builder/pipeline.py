@@ -1,0 +1,271 @@
+"""The staged build: conversations -> candidates -> validated -> deduplicated -> split -> release.
+
+Each stage reads the previous stage's JSONL in the work directory and writes its own, so a curator
+can rerun one stage alone; `build` runs them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from builder import __version__
+from builder.card import render_card
+from builder.config import BuildConfig
+from builder.conversation import Conversation
+from builder.dedup import dedup
+from builder.errors import InputError
+from builder.ingest import demo_corpus, ingest
+from builder.io import read_json, read_jsonl, write_json, write_jsonl
+from builder.record import SPLITS
+from builder.release import sha256_file, write_release
+from builder.resources import resource
+from builder.split import split
+from builder.synthesize import METHOD_VERSIONS, synthesize
+from builder.validate import validate
+
+Progress = Callable[[Iterable, str], Iterable]
+
+
+def _no_progress(items: Iterable, label: str) -> Iterable:
+    return items
+
+
+class Work:
+    """File names of the stages inside one work directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def __getattr__(self, name: str) -> Path:
+        return self.root / f"{name}.jsonl"
+
+    def need(self, path: Path, stage: str) -> Path:
+        if not path.exists():
+            raise InputError(f"{path}: not found; run `clariedge {stage}` first (or `clariedge build`)")
+        return path
+
+
+def input_path(config: BuildConfig) -> Path:
+    return Path(config.input.path) if config.input.path else demo_corpus()
+
+
+def source_name(config: BuildConfig, fmt_path: Path) -> str:
+    if config.input.source_dataset:
+        return config.input.source_dataset
+    return "mtrag" if config.input.format == "mtrag" or fmt_path.suffix == ".json" else "clariedge-demo" if not config.input.path else fmt_path.stem
+
+
+# --- stages ------------------------------------------------------------------------------------------
+
+
+def run_ingest(config: BuildConfig, work: Work) -> list[Conversation]:
+    path = input_path(config)
+    tasks = Path(config.input.retrieval_tasks) if config.input.retrieval_tasks else None
+    conversations = ingest(path, config.input.format, tasks)
+    write_jsonl(work.conversations, (c.to_dict() for c in conversations))
+    return conversations
+
+
+def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_progress) -> dict[str, int]:
+    rows = read_jsonl(work.need(work.conversations, "ingest"))
+    conversations = [Conversation.from_dict(r) for r in rows]
+    source = source_name(config, input_path(config))
+    result = synthesize(conversations, config.synthesize, config.seed, source, lambda it: progress(it, "synthesize"))
+    write_jsonl(work.candidates, (r.to_dict() for r in result.candidates))
+    write_jsonl(work.rejected, (asdict(r) for r in result.rejections))
+    write_jsonl(work.turns, ({"conversation_id": c, "turn": t, "block": result.blocks[c]} for c, t in result.turns))
+    return {"candidates": len(result.candidates), "rejected": len(result.rejections)}
+
+
+def run_validate(config: BuildConfig, work: Work) -> dict[str, int]:
+    valid, quarantined = validate(read_jsonl(work.need(work.candidates, "synthesize")))
+    write_jsonl(work.validated, valid)
+    write_jsonl(work.quarantine, quarantined)
+    return {"validated": len(valid), "quarantined": len(quarantined)}
+
+
+def run_dedup(config: BuildConfig, work: Work) -> dict[str, int]:
+    result = dedup(read_jsonl(work.need(work.validated, "validate")), config.dedup.query_threshold)
+    write_jsonl(work.deduplicated, result.kept)
+    write_jsonl(work.duplicates, result.dropped)
+    return {"deduplicated": len(result.kept), "duplicates": len(result.dropped)}
+
+
+def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
+    records = read_jsonl(work.need(work.deduplicated, "dedup"))
+    ratios = config.split.model_dump()
+    result = split(records, ratios, config.seed, config.dedup.query_threshold)
+    write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
+    write_json(work.root / "split_report.json", {"groups": result.groups, "leakage": result.leakage})
+    return {s: len(result.splits[s]) for s in SPLITS}
+
+
+def run_release(config: BuildConfig, work: Work, out: Path) -> Path:
+    rows = read_jsonl(work.need(work.split, "split"))
+    splits = {s: [] for s in SPLITS}
+    for row in rows:
+        splits[row["split"]].append(row["record"])
+    report = read_json(work.root / "split_report.json")
+    accounting, summary = account(work)
+    manifest = {
+        "name": config.name,
+        "version": config.version,
+        "seed": config.seed,
+        "code_version": __version__,
+        "code_sha256": code_hash(),
+        "schema_sha256": sha256_file(resource("schemas/clariedge.schema.json")),
+        "config": config_for_manifest(config),
+        "inputs": {"conversations": {"name": input_path(config).name, "sha256": sha256_file(input_path(config))}},
+        "generators": dict(sorted(METHOD_VERSIONS.items())),
+        "counts": stage_counts(work, splits),
+        "splits": {s: len(splits[s]) for s in SPLITS},
+        "leakage": report["leakage"],
+        "split_groups": report["groups"],
+        "accounting": summary,
+        "statistics": statistics(splits),
+    }
+    card = render_card(
+        splits,
+        name=config.name,
+        version=config.version,
+        license=config.license,
+        source_datasets=config.source_datasets,
+        methods=METHOD_VERSIONS,
+    )
+    target = Path(out) / config.name / config.version
+    return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting})
+
+
+def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress) -> tuple[Path, dict]:
+    """Run every stage; returns the release directory and per-stage counts."""
+    work = Work(work_dir or Path(out) / ".work" / config.name / config.version)
+    counts: dict[str, Any] = {}
+    conversations = run_ingest(config, work)
+    counts["conversations"] = len(conversations)
+    counts["user_turns"] = sum(len(c.user_turn_indices()) for c in conversations)
+    counts.update(run_synthesize(config, work, progress))
+    counts.update(run_validate(config, work))
+    counts.update(run_dedup(config, work))
+    counts.update(run_split(config, work))
+    release = run_release(config, work, out)
+    return release, counts
+
+
+# --- manifest pieces ---------------------------------------------------------------------------------
+
+
+def code_hash() -> str:
+    """Hash of the package source, so a manifest says exactly which code built it."""
+    root = Path(__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in {".py", ".yaml", ".jsonl"} and "__pycache__" not in path.parts:
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def config_for_manifest(config: BuildConfig) -> dict[str, Any]:
+    data = config.model_dump()
+    for key in ("path", "retrieval_tasks"):
+        if data["input"].get(key):
+            data["input"][key] = Path(data["input"][key]).name  # no local paths in a published manifest
+    return data
+
+
+def stage_counts(work: Work, splits: dict[str, list]) -> dict[str, int]:
+    def n(path: Path) -> int:
+        return sum(1 for _ in open(path, encoding="utf-8")) if path.exists() else 0
+
+    return {
+        "conversations": n(work.conversations),
+        "user_turns": n(work.turns),
+        "candidates": n(work.candidates),
+        "rejected_by_generators": n(work.rejected),
+        "quarantined": n(work.quarantine),
+        "validated": n(work.validated),
+        "duplicates": n(work.duplicates),
+        "deduplicated": n(work.deduplicated),
+        "released": sum(len(v) for v in splits.values()),
+    }
+
+
+def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The fate of every candidate and every input turn: kept, rejected (reason) or deduplicated (kept id)."""
+    split_of = {row["record"]["id"]: row["split"] for row in read_jsonl(work.split)}
+    dropped = {row["id"]: row for row in read_jsonl(work.duplicates)}
+    quarantined = {row["id"]: row for row in read_jsonl(work.quarantine)}
+    rows: list[dict[str, Any]] = []
+    per_turn: dict[tuple[str, int], Counter] = {}
+    for cand in read_jsonl(work.candidates):
+        prov = cand["provenance"]
+        row = {"conversation_id": prov["conversation_id"], "turn": prov["turn"], "method": prov["method"], "id": cand["id"]}
+        if cand["id"] in split_of:
+            row.update(status="kept", split=split_of[cand["id"]])
+        elif cand["id"] in dropped:
+            row.update(status="deduplicated", kept_id=dropped[cand["id"]]["kept_id"], score=dropped[cand["id"]]["score"])
+        elif cand["id"] in quarantined:
+            row.update(status="rejected", reason="schema: " + quarantined[cand["id"]]["errors"][0]["message"])
+        else:
+            raise RuntimeError(f"candidate {cand['id']} vanished between stages")  # a bug, never input
+        rows.append(row)
+        per_turn.setdefault((row["conversation_id"], row["turn"]), Counter())[row["status"]] += 1
+    for rej in read_jsonl(work.rejected):
+        rows.append(
+            {"conversation_id": rej["conversation_id"], "turn": rej["turn"], "method": rej["method"], "id": None,
+             "status": "rejected", "reason": rej["reason"], "query": rej["query"]}
+        )
+        per_turn.setdefault((rej["conversation_id"], rej["turn"]), Counter())["rejected"] += 1
+    turn_status: Counter = Counter()
+    for t in read_jsonl(work.turns):
+        seen = per_turn.get((t["conversation_id"], t["turn"]))
+        if not seen:
+            rows.append({"conversation_id": t["conversation_id"], "turn": t["turn"], "method": None, "id": None,
+                         "status": "rejected", "reason": "no generator applies to this turn"})
+            turn_status["rejected"] += 1
+        else:
+            turn_status["kept" if seen["kept"] else "deduplicated" if seen["deduplicated"] else "rejected"] += 1
+    rows.sort(key=lambda r: (r["conversation_id"], r["turn"], r["method"] or "", r["id"] or "", r.get("reason", "")))
+    candidates = Counter(r["status"] for r in rows if r["id"])
+    reasons = Counter(_reason_kind(r["reason"]) for r in rows if r["status"] == "rejected")
+    summary = {
+        "turns": dict(sorted(turn_status.items())),
+        "candidates": dict(sorted(candidates.items())),
+        "rejections_by_reason": dict(sorted(reasons.items())),
+        "every_input_accounted": sum(turn_status.values()) == len(read_jsonl(work.turns)),
+    }
+    return rows, summary
+
+
+def _reason_kind(reason: str) -> str:
+    """Group reasons that differ only in the quoted entity."""
+    import re
+
+    reason = re.sub(r"'.*'", "'…'", reason)
+    return re.sub(r"another \w+", "another …", reason).split(":")[0]
+
+
+def statistics(splits: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    records = [r for s in SPLITS for r in splits[s]]
+    n = len(records) or 1
+    positives = [r for r in records if r["needs_clarification"]]
+    negatives = [r for r in records if not r["needs_clarification"]]
+    hard = [r for r in negatives if r["category"] == "hard_negative"]
+    by_pair: dict[str, set] = {}
+    for r in records:
+        if r.get("pair_id"):
+            by_pair.setdefault(r["pair_id"], set()).add(r["needs_clarification"])
+    contrastive = [r for r in positives if r.get("pair_id") and by_pair[r["pair_id"]] == {True, False}]
+    return {
+        "records": len(records),
+        "positive_share": round(len(positives) / n, 4),
+        "hard_negative_share_of_negatives": round(len(hard) / (len(negatives) or 1), 4),
+        "contrastive_share_of_positives": round(len(contrastive) / (len(positives) or 1), 4),
+        "setting_share": {k: round(v / n, 4) for k, v in sorted(Counter(r["setting"] for r in records).items())},
+        "domain_share": {k: round(v / n, 4) for k, v in sorted(Counter(r["domain"] for r in records).items())},
+        "category": dict(sorted(Counter(r["category"] for r in records).items())),
+    }
