@@ -210,12 +210,12 @@ def test_cli_json_report_and_compare(release, tmp_path):
         {"id": r["id"], "output": json.dumps({"clarification": QUESTION if r["needs_clarification"] else "CLEAR"})}
         for r in records
     ])
-    majority = write_predictions(tmp_path / "m.jsonl", [{"id": r["id"], "output": "CLEAR"} for r in records])
-    first = run_cli("--predictions", majority, "--release", release, "--json", tmp_path / "m.json", "--no-embed",
+    first = run_cli("--constant", "clear", "--release", release, "--json", tmp_path / "m.json", "--no-embed",
                     "--bootstrap", "100")
     assert first.returncode == 0, first.stderr
     out = run_cli("--predictions", preds, "--release", release, "--split", "test", "--json", tmp_path / "r.json",
                   "--report", tmp_path / "r.md", "--details", tmp_path / "d.jsonl", "--compare", tmp_path / "m.json",
+                  "--plot", tmp_path / "r.png",
                   "--no-embed", "--bootstrap", "100")
     assert out.returncode == 0, out.stderr
     result = json.loads((tmp_path / "r.json").read_text())
@@ -227,7 +227,8 @@ def test_cli_json_report_and_compare(release, tmp_path):
     report = (tmp_path / "r.md").read_text()
     assert "release clariedge-test 0.0.1 / test" in report
     assert "| file:p.jsonl | all | 6 | 1.000 [1.000, 1.000] |" in report
-    assert "| file:m.jsonl | all | 6 | 0.500" in report
+    assert "| constant:clear | all | 6 | 0.500" in report
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| file:p.jsonl | pre_retrieval | 3 |" in report and "### By category (hard negatives separate)" in report
     assert len((tmp_path / "d.jsonl").read_text().splitlines()) == 6
 

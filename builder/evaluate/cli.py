@@ -14,6 +14,7 @@ def evaluate_command(
     model: Optional[Path] = typer.Option(None, "--model", help="Trained model dir: a baseline, or a LoRA adapter (with --base)."),
     base: Optional[str] = typer.Option(None, "--base", help="Base model path for a LoRA adapter given with --model."),
     predictions: Optional[Path] = typer.Option(None, "--predictions", help="Predictions JSONL: one {id, output} per record."),
+    constant: Optional[str] = typer.Option(None, "--constant", help="Reference baseline: 'clear' (majority class) or 'clarify' for every record."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for a prompted model."),
     llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name at --base-url."),
     shots: int = typer.Option(0, "--shots", help="Few-shot examples for the prompted model (0 = zero-shot)."),
@@ -33,6 +34,7 @@ def evaluate_command(
     seed: int = typer.Option(0, "--seed", help="Seed for the bootstrap and few-shot draws."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the metrics JSON here."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the markdown report here."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG of accuracy per setting and category (with 95% CIs) here."),
     details: Optional[Path] = typer.Option(None, "--details", help="Write per-record predictions and scores (JSONL) here."),
     compare: list[Path] = typer.Option([], "--compare", help="Earlier --json results to add as rows of the report table."),
 ) -> None:
@@ -42,9 +44,11 @@ def evaluate_command(
     from builder.evaluate.run import evaluate, load_release_split
     from builder.io import read_json, write_json, write_jsonl, write_text
 
-    chosen = [name for name, v in (("--model", model), ("--predictions", predictions), ("--llm-model", llm_model)) if v]
+    chosen = [name for name, v in (("--model", model), ("--predictions", predictions), ("--llm-model", llm_model),
+                                   ("--constant", constant)) if v]
     if len(chosen) != 1:
-        raise InputError("give exactly one predictor: --model DIR, --predictions FILE, or --base-url URL --llm-model NAME")
+        raise InputError("give exactly one predictor: --model DIR, --predictions FILE, --base-url URL --llm-model NAME, "
+                         "or --constant clear|clarify")
     if (release is None) == (benchmark is None):
         raise InputError("give exactly one data source: --release DIR [--split test] or --benchmark NAME --path FILE")
 
@@ -63,7 +67,7 @@ def evaluate_command(
         records = records[:limit]
 
     llm_options = {"cache_dir": cache_dir, "no_cache": no_cache}
-    predictor = _predictor(model, base, predictions, base_url, llm_model, shots, shots_from or release, seed, llm_options)
+    predictor = _predictor(model, base, predictions, constant, base_url, llm_model, shots, shots_from or release, seed, llm_options)
     judge = None
     if judge_model:
         url = judge_base_url or base_url
@@ -83,13 +87,19 @@ def evaluate_command(
         write_text(report, render(runs))
     if details:
         write_jsonl(details, rows)
+    if plot:
+        from builder.evaluate.plot import plot_runs
+
+        plot_runs(runs, plot)
 
 
-def _predictor(model, base, predictions, base_url, llm_model, shots, shot_release, seed, llm_options):
-    from builder.evaluate.predictors import FilePredictor, load_predictor
+def _predictor(model, base, predictions, constant, base_url, llm_model, shots, shot_release, seed, llm_options):
+    from builder.evaluate.predictors import ConstantPredictor, FilePredictor, load_predictor
 
     if predictions is not None:
         return FilePredictor(predictions)
+    if constant is not None:
+        return ConstantPredictor(constant)
     if model is not None:
         if not model.exists():
             raise InputError(f"--model {model}: not found")

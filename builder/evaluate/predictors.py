@@ -122,6 +122,23 @@ class FilePredictor:
         return sorted(i for i in self.by_id if i not in wanted)
 
 
+class ConstantPredictor:
+    """Always the same label: the majority-class (`clear`) or all-positive (`clarify`) reference point."""
+
+    def __init__(self, label: str):
+        if label not in ("clear", "clarify"):
+            raise InputError(f"constant predictor {label!r}: expected clear or clarify")
+        self.label = label
+        self.name = f"constant:{label}"
+
+    def predict(self, records: list[dict]) -> list[Prediction]:
+        needs = self.label == "clarify"
+        # The question is a fixed, generic one: quality scores for this baseline measure nothing but the reference.
+        question = "Could you clarify what you mean?" if needs else None
+        raw = '{"clarification":"Could you clarify what you mean?"}' if needs else '{"clarification":"CLEAR"}'
+        return [Prediction(id=r["id"], needs_clarification=needs, clarification=question, raw=raw) for r in records]
+
+
 def _row_prediction(path: Path, lineno: int, row: dict) -> Prediction:
     if "output" in row:
         if not isinstance(row["output"], str):
@@ -139,6 +156,7 @@ def load_predictor(spec: str, **options: Any) -> Predictor:
     """Build a predictor from a spec string.
 
     - `file:PATH` — predictions JSONL
+    - `constant:clear` / `constant:clarify` — the same label for every record
     - `baseline:DIR` — scikit-learn baseline from `builder.train.baseline`
     - `lora:BASE::ADAPTER` — LoRA adapter from `builder.train.lora`
     - `openai:MODEL` — prompted model; options: base_url, shots, train_records, api_key
@@ -147,6 +165,8 @@ def load_predictor(spec: str, **options: Any) -> Predictor:
     kind, _, rest = spec.partition(":")
     if kind == "file":
         return FilePredictor(rest)
+    if kind == "constant":
+        return ConstantPredictor(rest)
     if kind == "openai":
         from builder.evaluate.prompted import OpenAIPredictor
 
