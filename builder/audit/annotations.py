@@ -142,7 +142,7 @@ def build_annotation(raw: dict[str, Any], where: str, time: str | None, release:
             problems.add(f"{where}: category '{category}' contradicts needs_clarification={'yes' if needs else 'no'}")
     if time is None:
         problems.add(f"{where}: no annotation time")
-    if len(problems.items) > before:
+    if len(problems.items) > before or not time:  # time "" = a bad time, already reported
         return None
     suggestion = str(raw.get("suggested_clarification") or "").strip() or None
     readings = [line.strip() for line in str(raw.get("interpretations") or "").splitlines() if line.strip()]
@@ -177,9 +177,10 @@ def read_csv(path: Path, release: AuditRelease, problems: Problems, default_anno
             continue
         raw = dict(row)
         raw["annotator"] = (row.get("annotator") or "").strip() or default_annotator
-        time = parse_time(row.get("annotated_at"), where, problems)
         source = "annotation"
-        if time is None and not str(row.get("annotated_at") or "").strip():
+        if str(row.get("annotated_at") or "").strip():
+            time = parse_time(row.get("annotated_at"), where, problems) or ""
+        else:
             time, source = mtime, "file_mtime"
         item = build_annotation(raw, where, time, release, problems, source)
         if item:
@@ -229,16 +230,18 @@ def read_label_studio(path: Path, release: AuditRelease, problems: Problems) -> 
                         problems.add(f"{where}: unknown control '{name}' (the project's labeling config differs from annotations/label_studio_config.xml)")
                         continue
                     raw[name] = _ls_value(item)
-                time = parse_time(ann.get("updated_at") or ann.get("created_at"), where, problems)
-                item = build_annotation(raw, where, time, release, problems)
+                stamp = ann.get("updated_at") or ann.get("created_at")
+                time = parse_time(stamp, where, problems) if stamp else None
+                item = build_annotation(raw, where, "" if stamp and time is None else time, release, problems)
                 if item:
                     result.annotations.append(item)
         elif "annotator" in task:  # JSON-MIN export: one flat object per annotation
             where = f"{task_where} annotation {task.get('annotation_id')}"
             raw = {k: task.get(k) for k in ("record_id", *LS_FIELDS)}
             raw["annotator"] = _ls_user(task.get("annotator")) if not isinstance(task.get("annotator"), str) else task["annotator"]
-            time = parse_time(task.get("updated_at") or task.get("created_at"), where, problems)
-            item = build_annotation(raw, where, time, release, problems)
+            stamp = task.get("updated_at") or task.get("created_at")
+            time = parse_time(stamp, where, problems) if stamp else None
+            item = build_annotation(raw, where, "" if stamp and time is None else time, release, problems)
             if item:
                 result.annotations.append(item)
         elif "data" in task:  # the import file itself, or a task nobody has opened
