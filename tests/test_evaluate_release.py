@@ -190,13 +190,7 @@ def test_few_shot_examples_come_from_train_and_never_leak(release, server):
         predictor.predict(records)  # train records reappear in this hand-made test split
 
 
-# While `evaluate` is the only registered command, typer collapses the app into it; a no-op callback keeps
-# `clariedge evaluate ...` a subcommand, as it is in the full CLI.
-CLI = (
-    "from builder.cli import app, main\n"
-    "if len(app.registered_commands) + len(app.registered_groups) == 1: app.callback()(lambda: None)\n"
-    "main()"
-)
+CLI = "from builder.cli import main; main()"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -270,3 +264,32 @@ def test_load_predictor_specs(tmp_path):
         load_predictor(str(adapter))
     with pytest.raises(InputError, match="not a predictor spec"):
         load_predictor(str(tmp_path / "missing"))
+
+
+# ---- on a real demo build -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_release(tmp_path_factory) -> Path:
+    from builder.config import load_config
+    from builder.pipeline import build
+
+    release_dir, _ = build(load_config(None), tmp_path_factory.mktemp("demo"))
+    return release_dir
+
+
+def test_evaluate_on_the_demo_build(demo_release, tmp_path):
+    records, data = load_release_split(demo_release, "validation")
+    assert records and data["name"] and data["version"]
+    gold = write_predictions(tmp_path / "gold.jsonl", [{"id": r["id"], "output": json.dumps(r["target"])} for r in records])
+    out = run_cli("--predictions", gold, "--release", demo_release, "--split", "validation", "--json", tmp_path / "g.json",
+                  "--no-embed", "--bootstrap", "100")
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "g.json").read_text())
+    assert result["n"] == len(records) and result["accuracy"] == 1.0 and result["errors"]["count"] == 0
+    positives = sum(r["needs_clarification"] for r in records)
+    assert result["quality"]["scored"] == positives and result["quality"]["rouge_l"] == pytest.approx(1.0)
+    assert set(result["by_setting"]) == {r["setting"] for r in records}
+    assert set(result["by_category"]) == {r["category"] for r in records}
+    majority = evaluate(records, load_predictor("constant:clear"), data=data, samples=100, embed=False)[0]
+    assert majority["accuracy"] == pytest.approx(1 - positives / len(records))
