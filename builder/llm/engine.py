@@ -248,10 +248,14 @@ class Engine:
                 }
             else:
                 kwargs["messages"] = [*spec.messages, {"role": "system", "content": _schema_note(spec.schema)}]
-        # Raw response: we keep the JSON and skip building pydantic models on the hot path.
-        raw = await self.client.chat.completions.with_raw_response.create(**kwargs)
+        kwargs.update(kwargs.pop("extra_body", None) or {})  # vLLM/Ollama extras go in the body as-is
+        # The client's generic POST: same auth, headers, errors and transport as chat.completions.create,
+        # without its per-request TypedDict transform and pydantic models (a third of the client CPU, profiled).
+        # Body pre-encoded once: the client would otherwise deep-copy the messages twice per attempt.
+        raw = await self.client.post("/chat/completions", content=_encode(kwargs), cast_to=httpx2.Response,
+                                     options={"headers": _JSON_HEADERS})
         try:
-            data = json.loads(raw.http_response.content)
+            data = json.loads(raw.content)
             choice = data["choices"][0]
             return {
                 "content": (choice.get("message") or {}).get("content") or "",
@@ -274,6 +278,13 @@ class Engine:
         except ParseError as err:
             return Result(key=key, ok=False, text=text, error=str(err), finish_reason=finish, cached=cached)
         return Result(key=key, ok=True, value=value, text=text, finish_reason=finish, cached=cached)
+
+
+_JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+def _encode(body: dict) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 class _BadBody(Exception):
