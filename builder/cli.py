@@ -24,6 +24,162 @@ def fail(message: str) -> "typer.Exit":
     return typer.Exit(code=2)
 
 
+ConfigOpt = typer.Option(None, "--config", "-c", help="Build config YAML (see configs/). Default: the embedded demo corpus.", exists=False)
+InputOpt = typer.Option(None, "--input", "-i", help="One conversations file (generic JSONL or MTRAG conversations.json); overrides the config's input.")
+FormatOpt = typer.Option("auto", "--format", help="Input format: auto, generic or mtrag.")
+OutOpt = typer.Option(Path("dist"), "--out", "-o", help="Release root: the release goes to OUT/<name>/<version>/.")
+WorkOpt = typer.Option(None, "--work", help="Work directory for stage files. Default: OUT/.work/<name>/<version>.")
+
+
+def _config(config: Optional[Path], input: Optional[Path] = None, fmt: str = "auto", seed: Optional[int] = None):
+    from builder.config import load_config
+
+    cfg = load_config(config)
+    if input is not None:
+        if not input.exists():
+            raise InputError(f"{input}: file not found")
+        cfg.input.path = str(input.resolve())
+        cfg.input.retrieval_tasks = None
+        cfg.input.source_dataset = None
+        if config is None:
+            cfg.name = f"clariedge-{input.stem}".lower().replace("_", "-")
+    if fmt != "auto":
+        cfg.input.format = fmt
+    if seed is not None:
+        cfg.seed = seed
+    return cfg
+
+
+def _work(cfg, out: Path, work: Optional[Path]):
+    from builder.pipeline import Work
+
+    return Work(work or out / ".work" / cfg.name / cfg.version)
+
+
+def _progress(items, label):
+    from rich.progress import track
+
+    items = list(items)
+    return track(items, description=f"{label:>12}", transient=True, console=_console())
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@app.command()
+def build(
+    config: Optional[Path] = ConfigOpt,
+    input: Optional[Path] = InputOpt,
+    format: str = FormatOpt,
+    out: Path = OutOpt,
+    work: Optional[Path] = WorkOpt,
+    seed: Optional[int] = typer.Option(None, help="Override the config's seed."),
+) -> None:
+    """Run every stage: ingest, synthesize, validate, dedup, split, release.
+
+    With no arguments it builds the embedded demo corpus into ./dist.
+    """
+    import json
+
+    from rich.table import Table
+
+    from builder.pipeline import build as run_build
+
+    cfg = _config(config, input, format, seed)
+    console = _console()
+    with console.status("building…"):
+        release, counts = run_build(cfg, out, work.resolve() if work else None, _progress)
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    stats = manifest["statistics"]
+    table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
+    table.add_column("stage")
+    table.add_column("records", justify="right")
+    for key in ("conversations", "user_turns", "candidates", "rejected_by_generators", "quarantined", "duplicates", "released"):
+        table.add_row(key.replace("_", " "), str(manifest["counts"][key]))
+    for split_name, n in manifest["splits"].items():
+        table.add_row(f"  {split_name}", str(n))
+    console.print(table)
+    leak = manifest["leakage"]
+    console.print(
+        f"positives {stats['positive_share']:.1%} · hard negatives {stats['hard_negative_share_of_negatives']:.1%} of negatives · "
+        f"contrastive {stats['contrastive_share_of_positives']:.1%} of positives · "
+        f"post-retrieval {stats['setting_share'].get('post_retrieval', 0):.1%}"
+    )
+    console.print(
+        f"leakage: {leak['conversations_in_several_splits']} shared conversations, "
+        f"{leak['near_duplicate_queries_across_splits']} near-duplicate queries across splits"
+    )
+    typer.echo(str(release))
+
+
+@app.command()
+def ingest(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, format: str = FormatOpt,
+           out: Path = OutOpt, work: Optional[Path] = WorkOpt) -> None:
+    """Read conversations and write WORK/conversations.jsonl."""
+    from builder.pipeline import run_ingest
+
+    cfg = _config(config, input, format)
+    w = _work(cfg, out, work)
+    typer.echo(f"{len(run_ingest(cfg, w))} conversations -> {w.conversations}")
+
+
+@app.command()
+def synthesize(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
+               work: Optional[Path] = WorkOpt, seed: Optional[int] = typer.Option(None)) -> None:
+    """Run the generators: WORK/conversations.jsonl -> candidates.jsonl and rejected.jsonl."""
+    from builder.pipeline import run_synthesize
+
+    cfg = _config(config, input, seed=seed)
+    w = _work(cfg, out, work)
+    typer.echo(f"{run_synthesize(cfg, w, _progress)} -> {w.candidates}")
+
+
+@app.command()
+def validate(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
+             work: Optional[Path] = WorkOpt) -> None:
+    """Check candidates against the record schema: validated.jsonl and quarantine.jsonl."""
+    from builder.pipeline import run_validate
+
+    cfg = _config(config, input)
+    w = _work(cfg, out, work)
+    typer.echo(f"{run_validate(cfg, w)} -> {w.validated}")
+
+
+@app.command()
+def dedup(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
+          work: Optional[Path] = WorkOpt) -> None:
+    """Drop exact and near duplicates: deduplicated.jsonl and duplicates.jsonl (with the kept id)."""
+    from builder.pipeline import run_dedup
+
+    cfg = _config(config, input)
+    w = _work(cfg, out, work)
+    typer.echo(f"{run_dedup(cfg, w)} -> {w.deduplicated}")
+
+
+@app.command("split")
+def split_command(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
+                  work: Optional[Path] = WorkOpt) -> None:
+    """Grouped, stratified train/validation/test split: split.jsonl and split_report.json."""
+    from builder.pipeline import run_split
+
+    cfg = _config(config, input)
+    w = _work(cfg, out, work)
+    typer.echo(f"{run_split(cfg, w)} -> {w.split}")
+
+
+@app.command()
+def release(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
+            work: Optional[Path] = WorkOpt) -> None:
+    """Write OUT/<name>/<version>/: parquet splits, dataset card, manifest, accounting."""
+    from builder.pipeline import run_release
+
+    cfg = _config(config, input)
+    typer.echo(str(run_release(cfg, _work(cfg, out, work), out)))
+
+
 def main() -> None:
     """Entry point that turns InputError into a one-line message and exit code 2."""
     try:

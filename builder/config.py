@@ -34,12 +34,12 @@ def _default_generators() -> dict[str, GeneratorConfig]:
         "entity_twins": GeneratorConfig(),
         "fragment_twins": GeneratorConfig(),
         "passage_twins": GeneratorConfig(),
-        "standalone_clear": GeneratorConfig(),
+        "standalone_clear": GeneratorConfig(rate=0.95),
     }
 
 
 class SynthesizeConfig(_Strict):
-    block_size: int = Field(3, ge=2, description="Conversations per stitching block (histories are borrowed within a block).")
+    block_size: int = Field(2, ge=2, description="Conversations per stitching block (histories are borrowed within a block).")
     clear_post_share: float = Field(0.5, ge=0.0, le=1.0)
     generators: dict[str, GeneratorConfig] = Field(default_factory=_default_generators)
 

@@ -90,14 +90,21 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     order = sorted(groups, key=lambda g: (-len(groups[g]), hashlib.sha256(f"{seed}|{g}".encode()).hexdigest()))
     assignment: dict[str, str] = {}
     n = len(records)
-    for g in order:
+    for position, g in enumerate(order):
         comp = Counter(stratum(records[i]) for i in groups[g])
+        empty = [s for s in SPLITS if ratios[s] > 0 and size[s] == 0]
+        if empty and len(order) - position <= len(empty):
+            # Just enough groups left to give every split at least one.
+            best = max(empty, key=lambda s: (ratios[s], -SPLITS.index(s)))
+            assignment[g] = best
+            have[best].update(comp)
+            size[best] += len(groups[g])
+            continue
 
         def cost(s: str) -> float:
             # Squared shortfall of every stratum after adding the group, plus overall size balance.
             c = 0.0
             for k in total:
-                after = have[s][k] + comp.get(k, 0)
                 c += sum(((have[t][k] + (comp.get(k, 0) if t == s else 0)) - target[t][k]) ** 2 for t in SPLITS)
             c += sum(((size[t] + (len(groups[g]) if t == s else 0)) - n * ratios[t]) ** 2 for t in SPLITS) * 4
             return c

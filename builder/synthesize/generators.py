@@ -174,7 +174,7 @@ def _kind_of(referent: str) -> str:
 def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     """MTRAG follow-ups that lean on the history: the turn in context is a hard negative; the same
     words stitched after an unrelated (or empty) history need clarification."""
-    method, version = "followup_twins", "1"
+    method, version = "followup_twins", "2"
     if ctx.turn == 1 or not ctx.rewrite:
         return
     history = ctx.history
@@ -214,12 +214,15 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         yield negative
         yield ctx.reject(method, f"query already names the referent '{referent}'")
         return
-    donor = donor_history(ctx, rng, avoid=lambda text: tx.mentions_any(text, referent))
-    if donor is None:
-        yield negative
-        yield ctx.reject(method, f"referent '{referent}' appears in every stitched history tried")
-        return
-    stitched, source = donor
+    yield negative
+    # The same words after an unrelated history and after none: two contexts, both unresolved.
+    first = donor_history(ctx, rng, empty_share=0.0, avoid=lambda text: tx.mentions_any(text, referent))
+    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] else [])
+    for stitched, source in contexts:
+        yield _unresolved_followup(ctx, rng, stitched, source, referent, anaphor, fragment, pair, method, version)
+
+
+def _unresolved_followup(ctx, rng, stitched, source, referent, anaphor, fragment, pair, method, version) -> Record:
     topic = topic_of(stitched)
     other = topic or "something else"
     alternative = tx.replace_phrase(ctx.rewrite, referent, other) or f"{ctx.query} (about {other})"
@@ -236,7 +239,7 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         if topic:
             slots["topic"] = topic
         question, pattern = clarification("reference", rng, **slots)
-    positive = Record(
+    return Record(
         domain=ctx.conv.domain,
         setting="pre_retrieval",
         history=stitched,
@@ -250,8 +253,6 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         pair_id=pair,
         provenance=ctx.provenance(method, version, history_source=source),
     )
-    yield negative
-    yield positive
 
 
 @dataclass
@@ -275,8 +276,9 @@ def _generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     query = tx.replace_entity(ctx.standalone, entity, generic)
     if query == ctx.standalone or tx.mentions_any(query, entity.text) and not entity.head:
         return ctx.reject(method, f"could not generalize '{entity.text}'", ctx.standalone)
-    if len(tx.content_stems(query)) < 1:
-        return ctx.reject(method, f"nothing left after removing '{entity.text}'", ctx.standalone)
+    if len(tx.content_stems(query) - {entity.head}) < (1 if entity.head else 2):
+        # 'Could you explain what it is?' fits every conversation and would tie them all into one split group.
+        return ctx.reject(method, f"too little left after removing '{entity.text}'", ctx.standalone)
     return Generalized(entity, query, generic, category)
 
 
@@ -380,7 +382,7 @@ def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         yield ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
         return
     fragment = tx.keyword_fragment(ctx.standalone, entity.text, max_words=2)
-    if not fragment or len(tx.words(fragment)) < 1:
+    if not fragment:
         yield ctx.reject(method, "nothing left after removing the entity", ctx.standalone)
         return
     rng = ctx.rng(method)
@@ -549,4 +551,4 @@ GENERATORS: dict[str, Callable] = {
     "passage_twins": passage_twins,
     "standalone_clear": standalone_clear,
 }
-METHOD_VERSIONS = {"followup_twins": "1", "entity_twins": "2", "fragment_twins": "2", "passage_twins": "2", "standalone_clear": "2"}
+METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "2", "fragment_twins": "2", "passage_twins": "2", "standalone_clear": "2"}
