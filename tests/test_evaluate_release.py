@@ -158,7 +158,8 @@ def test_prompted_predictor_and_judge_against_fake_server(release, server, tmp_p
     records, data = load_release_split(release, "test")
     pool, _ = load_release_split(release, "train")
     FakeChat.requests.clear()
-    predictor = OpenAIPredictor(model="fake-7b", base_url=server, shots=0, no_cache=True)
+    # concurrency 1 -> chunks of 4: the 6 records go to the engine in two calls, order kept.
+    predictor = OpenAIPredictor(model="fake-7b", base_url=server, shots=0, no_cache=True, concurrency=1)
     judge = Endpoint(base_url=server, model="fake-judge", no_cache=True)
     result, details = evaluate(records, predictor, data=data, samples=200, embed=False, judge_endpoint=judge)
     # Queries 0 and 1 mention "it" -> asks; query 2 gets garbage; 3-5 -> CLEAR.

@@ -35,6 +35,7 @@ def complete_many(
     *,
     prompt: Any = None,
     schema: dict | None = None,
+    label: str = "chat",
 ) -> list[tuple[Any, str | None, str | None]]:
     """(value, raw text, error) per conversation, in input order.
 
@@ -59,4 +60,14 @@ def complete_many(
         timeout=endpoint.timeout, max_retries=endpoint.max_retries, cache_dir=endpoint.cache_dir,
         no_cache=endpoint.no_cache,
     )
-    return [(r.value if r.ok else None, r.text, None if r.ok else r.error) for r in run_requests(specs, config)]
+    from rich.progress import Progress
+
+    # The engine has no progress hook: feed it chunks (each still runs `concurrency` wide) and advance a bar.
+    chunk = max(1, endpoint.concurrency * 4)
+    results = []
+    with Progress(transient=True) as progress:
+        task = progress.add_task(f"{label} ({endpoint.model})", total=len(specs))
+        for start in range(0, len(specs), chunk):
+            results.extend(run_requests(specs[start:start + chunk], config))
+            progress.update(task, completed=len(results))
+    return [(r.value if r.ok else None, r.text, None if r.ok else r.error) for r in results]

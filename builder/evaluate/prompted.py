@@ -60,7 +60,7 @@ class OpenAIPredictor:
 
             raise InputError(f"few-shot example {leaked[0]} is also an evaluation record; draw shots from another split")
         conversations = [self.prompt.messages(record=r, examples=self.examples) for r in records]
-        replies = complete_many(self.endpoint, conversations, prompt=self.prompt)
+        replies = complete_many(self.endpoint, conversations, prompt=self.prompt, label="predict")
         out = []
         for record, (_, text, error) in zip(records, replies):
             # Parsed here, not by the engine: malformed output is the model's error and counts as wrong.

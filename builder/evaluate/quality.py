@@ -44,7 +44,7 @@ def judge(endpoint, records: Sequence[dict], questions: Sequence[str]) -> list[t
 
     prompt = load_prompt(JUDGE_PROMPT)
     conversations = [prompt.messages(record=r, question=q) for r, q in zip(records, questions)]
-    replies = complete_many(endpoint, conversations, prompt=prompt, schema=prompt.schema)
+    replies = complete_many(endpoint, conversations, prompt=prompt, schema=prompt.schema, label="judge")
     return [(value, error) for value, _, error in replies]
 
 
