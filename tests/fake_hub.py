@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -63,8 +64,10 @@ class FakeHub:
         # Failure injection: each counter is used up one request at a time.
         self.fail_commits = 0  # commit answers 500 before applying anything
         self.fail_commits_after_apply = 0  # commit is applied, then the answer is a 500 (lost response)
-        self.drop_connections = 0  # any request: the connection is closed without an answer
+        self.fail_tags = 0  # tag creation answers 500
+        self.drop_commit_connections = 0  # commit: the connection is closed before anything is applied
         self._counter = 0
+        self._salt = os.urandom(8).hex()  # commit ids differ between servers, as on the real Hub
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -83,7 +86,7 @@ class FakeHub:
 
     def new_oid(self, seed: str) -> str:
         self._counter += 1
-        return hashlib.sha1(f"{seed}:{self._counter}".encode()).hexdigest()
+        return hashlib.sha1(f"{self._salt}:{seed}:{self._counter}".encode()).hexdigest()
 
     def create_repo(self, repo_id: str, private: bool = False) -> Repo:
         repo = Repo(repo_id, private)
@@ -134,8 +137,8 @@ def _handler_for(hub: FakeHub):
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             with hub.lock:
                 hub.requests.append((method, parts.path))
-                if hub.drop_connections:
-                    hub.drop_connections -= 1
+                if hub.drop_commit_connections and "/commit/" in parts.path:
+                    hub.drop_commit_connections -= 1
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
@@ -321,6 +324,10 @@ def _handler_for(hub: FakeHub):
             commit = self._commit_or_404(repo, rev)
             if not commit:
                 return
+            with hub.lock:
+                if hub.fail_tags:
+                    hub.fail_tags -= 1
+                    return self._error(500, "Internal Error (injected)")
             if payload["tag"] in repo.tags:
                 return self._error(409, f"Tag {payload['tag']} already exists")
             repo.tags[payload["tag"]] = commit.oid

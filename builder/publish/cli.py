@@ -13,15 +13,18 @@ def publish_command(
     repo: str = typer.Option(..., "--repo", help="Dataset repo on the Hub, ORG/NAME (created if missing)."),
     private: bool = typer.Option(False, "--private", help="Create the repo private (ignored if it exists)."),
     create_pr: bool = typer.Option(False, "--create-pr", help="Open a pull request instead of committing to main; rerun after merging to tag."),
+    attempts: int = typer.Option(4, "--attempts", min=1, help="Tries per step on network errors and 5xx answers."),
+    backoff: float = typer.Option(1.0, "--backoff", min=0.0, help="First wait between tries, in seconds; doubles each time."),
 ) -> None:
     """Publish a release to the Hugging Face Hub: one commit on main, then the immutable tag v<version>.
 
     The token comes from HF_TOKEN or your stored login (`hf auth login`); HF_ENDPOINT selects the Hub.
     Rerunning after a failure finishes the job without a second commit.
     """
-    from builder.publish.hub import publish
+    from builder.publish.hub import Retry, publish
 
-    publish(release_dir, repo, private=private, create_pr=create_pr, log=lambda m: typer.echo(m))
+    retry = Retry(attempts=attempts, base_delay=backoff)
+    publish(release_dir, repo, private=private, create_pr=create_pr, retry=retry, log=lambda m: typer.echo(m))
 
 
 def diff_command(

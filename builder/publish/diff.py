@@ -147,7 +147,7 @@ def load_side(spec: str, *, cache_dir: Path | None = None) -> tuple[str, dict[st
     from builder.publish.hub import download_release
 
     repo, rev = match["repo"], match["rev"] or "main"
-    local = download_release(repo, rev, cache_dir=cache_dir)
+    local = download_release(repo, rev, cache=cache_dir)
     manifest = read_json(local / "manifest.json") if (local / "manifest.json").exists() else None
     return f"{repo}@{rev}", load_release(local), manifest
 

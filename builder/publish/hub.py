@@ -60,6 +60,17 @@ def endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
 
 
+def cache_dir() -> Path:
+    """The Hub cache as the environment says now (HF_HUB_CACHE, else HF_HOME/hub), like `endpoint()`."""
+    from huggingface_hub import constants
+
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]) / "hub"
+    return Path(constants.HF_HUB_CACHE)
+
+
 def resolve_token(token: str | None = None) -> str:
     from huggingface_hub import get_token
 
@@ -115,10 +126,20 @@ class _Publisher:
                 return fn()
             except Exception as err:  # noqa: BLE001 - classified below
                 if not _retryable(err) or attempt == len(delays):
+                    # Before reporting, see whether it went through after all (a lost answer).
+                    if _retryable(err) and before_retry is not None and (result := self._quietly(before_retry)):
+                        return result
                     self.fail(what, err, attempt + 1)
                 self.log(f"{what}: {type(err).__name__} ({_status(err) or 'network'}); retrying in {delays[attempt]:g}s")
                 time.sleep(delays[attempt])
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _quietly(fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except Exception:  # noqa: BLE001 - only a probe; the original error is reported
+            return None
 
     def fail(self, what: str, err: BaseException, attempts: int) -> None:
         detail = " ".join(str(err).split())[:300]
@@ -143,8 +164,9 @@ class _Publisher:
 
         try:
             path = hf_hub_download(
-                self.repo_id, MANIFEST, repo_type=REPO_TYPE, revision=revision, endpoint=self.endpoint, token=self.token
-            )
+                self.repo_id, MANIFEST, repo_type=REPO_TYPE, revision=revision, endpoint=self.endpoint,
+                token=self.token, cache_dir=cache_dir(),
+            )  # fmt: skip
         except (EntryNotFoundError, RevisionNotFoundError):
             return None
         return json.loads(Path(path).read_text(encoding="utf-8"))
@@ -154,7 +176,9 @@ class _Publisher:
         from huggingface_hub.errors import EntryNotFoundError
 
         try:
-            path = hf_hub_download(self.repo_id, CARD, repo_type=REPO_TYPE, endpoint=self.endpoint, token=self.token)
+            path = hf_hub_download(
+                self.repo_id, CARD, repo_type=REPO_TYPE, endpoint=self.endpoint, token=self.token, cache_dir=cache_dir()
+            )
         except EntryNotFoundError:
             return None
         return str(DatasetCard.load(path))
@@ -279,7 +303,8 @@ class _Publisher:
                 self.log(f"the commit went through before the error (commit {head[:10]}); not committing again")
                 from huggingface_hub import CommitInfo
 
-                return CommitInfo(commit_url="", commit_message=message, commit_description="", oid=head)
+                url = f"{self.endpoint}/datasets/{self.repo_id}/commit/{head}"
+                return CommitInfo(commit_url=url, commit_message=message, commit_description="", oid=head)
             return None
 
         info = self.step(f"committing v{self.version}", attempt, before_retry=landed)
@@ -331,7 +356,7 @@ def load_local_manifest(release_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def download_release(repo_id: str, revision: str, *, cache_dir: Path | None = None, token: str | None = None) -> Path:
+def download_release(repo_id: str, revision: str, *, cache: Path | None = None, token: str | None = None) -> Path:
     """The data files and manifest of one Hub revision, via the local Hugging Face cache."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
@@ -339,7 +364,7 @@ def download_release(repo_id: str, revision: str, *, cache_dir: Path | None = No
     patterns = DATA_FILES + [MANIFEST] + [f"data/{st}/*" for st in SETTINGS]
     try:
         path = snapshot_download(
-            repo_id, repo_type=REPO_TYPE, revision=revision, endpoint=endpoint(), cache_dir=cache_dir,
+            repo_id, repo_type=REPO_TYPE, revision=revision, endpoint=endpoint(), cache_dir=cache or cache_dir(),
             allow_patterns=patterns, token=token,
         )  # fmt: skip
     except RevisionNotFoundError:
