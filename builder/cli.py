@@ -200,3 +200,6 @@ from builder.publish.cli import diff_command, publish_command  # noqa: E402
 
 app.command("publish")(publish_command)
 app.command("diff")(diff_command)
+from builder.llm.cli import app as llm_app  # noqa: E402
+
+app.add_typer(llm_app, name="llm")

@@ -268,3 +268,16 @@ def test_sigkill_mid_run_loses_nothing_answered(server, tmp_path):
     asked_again = answered_before & set(server.log)
     assert not asked_again, f"{len(asked_again)} answered requests were asked again"
     assert len(server.log) == n - len(answered_before)
+
+
+def test_cache_stats_command(server, cfg):
+    from typer.testing import CliRunner
+
+    from builder.cli import app
+
+    cfg.max_retries = 0
+    run_requests([spec("ok"), spec("bad [[500:9]]")], cfg)
+    out = CliRunner().invoke(app, ["llm", "stats", "--cache", cfg.cache_dir, "--json"])
+    assert out.exit_code == 0, out.output
+    info = json.loads(out.output)
+    assert (info["responses"], info["failures"]) == (1, 1)
