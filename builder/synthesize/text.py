@@ -122,7 +122,7 @@ def entities(text: str) -> list[Entity]:
             continue
         # 'my FICO score': a capitalized modifier takes the noun it modifies.
         tail = re.match(r"((?:\s+[a-z][a-z\-]+){1,2})(?=[\s?.,!]|$)", text[start + len(span):])
-        if tail and all(w not in stopwords() for w in tail.group(1).split()):
+        if tail and len(toks) == 1 and all(w not in stopwords() and w not in lexicon()["verbs"] for w in tail.group(1).split()):
             span = span + tail.group(1)
             toks = words(span)
         if len(toks) == 1 and start == _first_word_start(text):

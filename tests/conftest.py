@@ -1,0 +1,42 @@
+"""Shared fixtures: the repo root, ../shared when present, and one demo build per test session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+MTRAG = SHARED / "data" / "mtrag"
+
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run `clariedge` as a user would, in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-c", "from builder.cli import main; main()", *args],
+        cwd=cwd or ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
+
+
+needs_mtrag = pytest.mark.skipif(not (MTRAG / "conversations" / "conversations.json").exists(), reason="../shared/data/mtrag absent")
+
+
+@pytest.fixture(scope="session")
+def demo_release(tmp_path_factory) -> Path:
+    """The embedded demo corpus built once with the default config."""
+    from builder.config import BuildConfig
+    from builder.pipeline import build
+
+    out = tmp_path_factory.mktemp("demo-build")
+    release, _ = build(BuildConfig(), out)
+    return release

@@ -1,0 +1,108 @@
+from collections import Counter
+
+from builder.config import SynthesizeConfig
+from builder.conversation import Conversation, Passage, Turn
+from builder.ingest import ingest
+from builder.synthesize import assign_blocks, synthesize
+from builder.synthesize import text as tx
+from builder.synthesize.generators import Rejection, TurnContext, followup_twins, entity_twins
+from builder.validate import validate
+
+
+def _conv(cid, turns):
+    return Conversation(cid, "travel", turns)
+
+
+def _ctx(conv, turn, donors=()):
+    index = conv.user_turn_indices()[turn - 1]
+    return TurnContext(conv, turn, index, 7, "test", list(donors))
+
+
+LAKE = _conv("lake", [
+    Turn("user", "Tell me about Lake Tahoe.", [Passage("p1", "Lake Tahoe is a lake in the Sierra Nevada.", "Lake Tahoe", True)],
+         rewrite="Tell me about Lake Tahoe."),
+    Turn("assistant", "Lake Tahoe is a large freshwater lake in the Sierra Nevada."),
+    Turn("user", "How deep is it?", [Passage("p2", "Lake Tahoe is 501 m deep.", "Lake Tahoe", True)], rewrite="How deep is Lake Tahoe?"),
+])
+RAIL = _conv("rail", [
+    Turn("user", "What is the Eurail Global Pass?", [Passage("r1", "The Eurail Global Pass covers 33 countries.", "Eurail Global Pass", True)],
+         rewrite="What is the Eurail Global Pass?"),
+    Turn("assistant", "A rail pass for many European countries."),
+    Turn("user", "Does it cover night trains?", [Passage("r2", "Night trains need a reservation.", "Eurail Global Pass", True)],
+         rewrite="Does the Eurail Global Pass cover night trains?"),
+])
+
+
+def test_text_helpers():
+    assert tx.added_referent("How deep is it?", "How deep is Lake Tahoe?") == "Lake Tahoe"
+    assert tx.has_anaphor("Does it cover night trains?") == "it"
+    ent = tx.key_entity("Does the Eurail Global Pass cover night trains?", [], [])
+    assert ent.text == "Eurail Global Pass" and ent.head == "pass"
+    assert tx.replace_entity("Does the Eurail Global Pass cover night trains?", ent, "the pass") == "Does the pass cover night trains?"
+
+
+def test_followup_twins_make_a_contrastive_pair():
+    out = list(followup_twins(_ctx(LAKE, 2, [RAIL])))
+    records = [o for o in out if not isinstance(o, Rejection)]
+    negative = next(r for r in records if not r.needs_clarification)
+    positives = [r for r in records if r.needs_clarification]
+    assert negative.category == "hard_negative" and negative.query == "How deep is it?"
+    assert negative.resolution["referent"] == "Lake Tahoe" and negative.resolution["turn_index"] in (0, 1)
+    assert positives and all(p.query == negative.query and p.pair_id == negative.pair_id for p in positives)
+    for p in positives:
+        assert "tahoe" not in " ".join(h["content"] for h in p.history).lower(), "self-check: referent not in the stitched history"
+        assert p.category == "unresolved_reference" and len(p.interpretations) >= 2
+        assert p.target["clarification"] != "CLEAR"
+
+
+def test_positive_rejected_when_every_history_names_the_referent():
+    # The only donor mentions Lake Tahoe: the stitched history would resolve "it", so it is not used.
+    donor = _conv("donor", [Turn("user", "Is Lake Tahoe cold?"), Turn("assistant", "Lake Tahoe is cold."),
+                            Turn("user", "Why?"), Turn("assistant", "Depth."), Turn("user", "ok")])
+    out = list(followup_twins(_ctx(LAKE, 2, [donor])))
+    for r in out:
+        if not isinstance(r, Rejection) and r.needs_clarification:
+            assert "tahoe" not in " ".join(h["content"] for h in r.history).lower()
+
+
+def test_hard_negative_rejected_when_referent_missing_from_history():
+    conv = _conv("x", [Turn("user", "Hello there."), Turn("assistant", "Hi."),
+                       Turn("user", "How deep is it?", rewrite="How deep is Crater Lake?")])
+    out = list(followup_twins(_ctx(conv, 2)))
+    assert len(out) == 1 and isinstance(out[0], Rejection)
+    assert "not found in the history" in out[0].reason
+
+
+def test_entity_twins_generalize_with_head_noun():
+    out = [o for o in entity_twins(_ctx(RAIL, 2, [LAKE])) if not isinstance(o, Rejection)]
+    pos = next(r for r in out if r.needs_clarification)
+    neg = next(r for r in out if not r.needs_clarification)
+    assert pos.query == neg.query == "Does the pass cover night trains?"
+    assert pos.category == "underspecified_entity" and neg.category == "hard_negative"
+    assert neg.resolution["referent"] == "Eurail Global Pass"
+
+
+def test_synthesis_is_deterministic_and_schema_valid():
+    convs = ingest(None)
+    a = synthesize(convs, SynthesizeConfig(), 13, "demo")
+    b = synthesize(list(reversed(convs)), SynthesizeConfig(), 13, "demo")
+    ids_a = sorted(r.id for r in a.candidates)
+    assert ids_a == sorted(r.id for r in b.candidates), "order of conversations does not matter"
+    valid, quarantined = validate([r.to_dict() for r in a.candidates])
+    assert not quarantined and len(valid) == len(a.candidates)
+    cats = Counter(r.category for r in a.candidates)
+    assert cats["hard_negative"] and cats["clear"] and cats["unresolved_reference"] and cats["ill_formed"]
+    patterns = Counter(r.clarification_pattern for r in a.candidates if r.needs_clarification)
+    assert patterns["hedge"] and patterns["open"]
+    c = synthesize(convs, SynthesizeConfig(), 14, "demo")
+    assert sorted(r.to_dict()["target"]["clarification"] for r in c.candidates) != sorted(
+        r.to_dict()["target"]["clarification"] for r in a.candidates
+    ), "the seed changes the rule-based choices"
+
+
+def test_blocks_stay_within_domain():
+    convs = ingest(None)
+    blocks = assign_blocks(convs, 2, 13)
+    domain = {c.id: c.domain for c in convs}
+    for block in set(blocks.values()):
+        assert len({domain[c] for c, b in blocks.items() if b == block}) == 1
