@@ -54,6 +54,37 @@ class SplitConfig(_Strict):
     test: float = 0.1
 
 
+class EndpointConfig(_Strict):
+    """An OpenAI-compatible endpoint (mirrors builder.llm.EngineConfig; the cache folder is a CLI option)."""
+
+    base_url: str = "http://127.0.0.1:8000/v1"
+    api_key_env: str = Field("OPENAI_API_KEY", description="Name of the variable holding the key; never the key.")
+    concurrency: int = Field(64, ge=1)
+    rpm: float | None = Field(None, gt=0)
+    tpm: float | None = Field(None, gt=0)
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(6, ge=0)
+    backoff_base: float = Field(1.0, ge=0)
+    backoff_max: float = Field(60.0, ge=0)
+    structured: bool = True
+    strict_schema: bool = False
+    reask: bool = True
+
+
+class LLMConfig(_Strict):
+    """LLM generators next to the rule-based ones (builder.synthesize.llm_generators.LLMSettings)."""
+
+    endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
+    model: str = "gpt-4o-mini"
+    temperature: float = Field(0.7, ge=0.0)
+    max_tokens: int = Field(512, ge=1)
+    seed: int | None = 13
+    generators: dict[Literal["ambiguate", "hard_negative"], float] = Field(
+        default_factory=lambda: {"ambiguate": 1.0, "hard_negative": 1.0}, description="Share of eligible turns.")
+    verify: Literal["off", "drop", "flag"] = "drop"
+    naturalize: bool = False
+
+
 class BuildConfig(_Strict):
     name: str = "clariedge-demo"
     version: str = "1.0.0"
@@ -64,6 +95,7 @@ class BuildConfig(_Strict):
     synthesize: SynthesizeConfig = Field(default_factory=SynthesizeConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     split: SplitConfig = Field(default_factory=SplitConfig)
+    llm: LLMConfig | None = Field(None, description="None = the offline, rule-based build.")
 
 
 def load_config(path: Path | None) -> BuildConfig:
