@@ -77,10 +77,17 @@ def build(
     out: Path = OutOpt,
     work: Optional[Path] = WorkOpt,
     seed: Optional[int] = typer.Option(None, help="Override the config's seed."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for the config's llm: section, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name for the LLM generators (overrides llm.model)."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="LLM response cache folder. Default: $CLARIEDGE_CACHE_DIR or the user cache folder."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the LLM cache (every call is paid again)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the LLM requests and estimated input tokens the build needs; call nothing, build nothing."),
 ) -> None:
     """Run every stage: ingest, synthesize, validate, dedup, split, release.
 
-    With no arguments it builds the embedded demo corpus into ./dist.
+    With no arguments it builds the embedded demo corpus into ./dist. A config with an `llm:` section
+    (configs/demo-llm.yaml, configs/mtrag-llm.yaml) also runs the LLM generators against its endpoint;
+    the key is read from the variable named in llm.endpoint.api_key_env and never written anywhere.
     """
     import json
 
@@ -89,9 +96,29 @@ def build(
     from builder.pipeline import build as run_build
 
     cfg = _config(config, input, format, seed)
+    if cfg.llm is None and (base_url or model or dry_run):
+        raise InputError(f"{config or 'the demo config'}: --base-url, --model and --dry-run need a config with an "
+                         "`llm:` section (e.g. configs/demo-llm.yaml)")
+    if base_url:
+        cfg.llm.endpoint.base_url = base_url
+    if model:
+        cfg.llm.model = model
+    cache_dir = str(cache.resolve()) if cache else None
     console = _console()
+    if dry_run:
+        from builder.ingest import ingest as read_conversations
+        from builder.pipeline import input_path, llm_dry_run
+
+        tasks = Path(cfg.input.retrieval_tasks) if cfg.input.retrieval_tasks else None
+        conversations = read_conversations(input_path(cfg), cfg.input.format, tasks)
+        plan = llm_dry_run(cfg, conversations, cache_dir, no_cache)
+        console.print(f"dry run, {cfg.llm.model} at {cfg.llm.endpoint.base_url}: nothing was called")
+        typer.echo(f"requests {plan['requests']} ({plan['exact_requests']} known, "
+                   f"{plan['dependent_requests_estimated']} estimated follow-ups; {plan['cached']} already cached)")
+        typer.echo(f"estimated input tokens {plan['estimated_input_tokens']}")
+        return
     with console.status("building…"):
-        release, counts = run_build(cfg, out, work.resolve() if work else None, _progress)
+        release, counts = run_build(cfg, out, work.resolve() if work else None, _progress, cache_dir, no_cache)
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     stats = manifest["statistics"]
     table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
@@ -112,6 +139,14 @@ def build(
         f"leakage: {leak['conversations_in_several_splits']} shared conversations, "
         f"{leak['near_duplicate_queries_across_splits']} near-duplicate queries across splits"
     )
+    if cfg.llm is not None:
+        llm_stats = (work.resolve() if work else out / ".work" / cfg.name / cfg.version) / "llm_stats.json"
+        run = json.loads(llm_stats.read_text(encoding="utf-8"))["run"]
+        console.print(
+            f"llm: {run['unique']} requests needed · {run['cache_hits']} from cache · {run['answered']} answered "
+            f"({run['http_requests']} attempts, {run['retries']} retries, {run['reasks']} re-asks) · "
+            f"{run['failed']} failed · tokens in {run['prompt_tokens']} / out {run['completion_tokens']}"
+        )
     typer.echo(str(release))
 
 
@@ -172,12 +207,13 @@ def split_command(config: Optional[Path] = ConfigOpt, input: Optional[Path] = In
 
 @app.command()
 def release(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
-            work: Optional[Path] = WorkOpt) -> None:
+            work: Optional[Path] = WorkOpt,
+            bump: Optional[str] = typer.Option(None, "--bump", help="major (schema changed) | minor (records added/removed) | patch (label/text fixes): next version after the newest in OUT/<name>/, checked against the changes.")) -> None:
     """Write OUT/<name>/<version>/: parquet splits, dataset card, manifest, accounting."""
     from builder.pipeline import run_release
 
     cfg = _config(config, input)
-    typer.echo(str(run_release(cfg, _work(cfg, out, work), out)))
+    typer.echo(str(run_release(cfg, _work(cfg, out, work), out, bump)))
 
 
 def main() -> None:

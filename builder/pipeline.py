@@ -70,15 +70,111 @@ def run_ingest(config: BuildConfig, work: Work) -> list[Conversation]:
     return conversations
 
 
-def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_progress) -> dict[str, int]:
+def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_progress,
+                   cache_dir: str | None = None, no_cache: bool = False) -> dict[str, int]:
     rows = read_jsonl(work.need(work.conversations, "ingest"))
     conversations = [Conversation.from_dict(r) for r in rows]
     source = source_name(config, input_path(config))
     result = synthesize(conversations, config.synthesize, config.seed, source, lambda it: progress(it, "synthesize"))
-    write_jsonl(work.candidates, (r.to_dict() for r in result.candidates))
-    write_jsonl(work.rejected, (asdict(r) for r in result.rejections))
+    candidates = [r.to_dict() for r in result.candidates]
+    rejections = [asdict(r) for r in result.rejections]
+    if config.llm is not None:
+        candidates, rejections = _llm_synthesize(config, work, conversations, result, source, candidates, rejections,
+                                                 cache_dir, no_cache)
+    write_jsonl(work.candidates, candidates)
+    write_jsonl(work.rejected, rejections)
     write_jsonl(work.turns, ({"conversation_id": c, "turn": t, "block": result.blocks[c]} for c, t in result.turns))
-    return {"candidates": len(result.candidates), "rejected": len(result.rejections)}
+    return {"candidates": len(candidates), "rejected": len(rejections)}
+
+
+# --- LLM generators (config.llm) ------------------------------------------------------------------------
+
+
+def engine_config(config: BuildConfig, cache_dir: str | None = None, no_cache: bool = False):
+    from builder.llm import EngineConfig
+
+    return EngineConfig(**config.llm.endpoint.model_dump(), cache_dir=cache_dir, no_cache=no_cache)
+
+
+def llm_settings(config: BuildConfig):
+    from builder.synthesize.llm_generators import LLMSettings
+
+    s = config.llm
+    return LLMSettings(model=s.model, temperature=s.temperature, max_tokens=s.max_tokens, seed=s.seed,
+                       generators=dict(s.generators), verify=s.verify, naturalize=s.naturalize)
+
+
+def llm_methods(settings) -> dict[str, dict[str, Any]]:
+    """Method versions and prompts of the LLM steps this config runs, for the manifest and card."""
+    from builder.synthesize.llm_generators import _method_version, _prompt_info
+
+    uses = {"llm_ambiguate": ("ambiguate", "clarify"), "llm_hard_negative": ("hard_negative",)}
+    uses = {m: names for m, names in uses.items() if settings.generators.get(m.removeprefix("llm_"), 0) > 0}
+    if settings.verify != "off":
+        uses["verify"] = ("verify",)
+    if settings.naturalize:
+        uses["naturalize"] = ("naturalize",)
+    return {m: {"version": _method_version(*names), "prompt": _prompt_info(*names)} for m, names in uses.items()}
+
+
+def _llm_contexts(config: BuildConfig, conversations: list[Conversation], source: str):
+    from builder.synthesize import assign_blocks, turn_contexts
+
+    blocks = assign_blocks(conversations, config.synthesize.block_size, config.seed)
+    return turn_contexts(conversations, blocks, config.seed, source)
+
+
+def _llm_synthesize(config, work, conversations, result, source, candidates, rejections, cache_dir, no_cache):
+    """Append the LLM generators' records; optionally naturalize rule-based ones; verify what an LLM wrote."""
+    from builder.llm import RunStats
+    from builder.synthesize.llm_generators import llm_synthesize, naturalize, verify
+
+    engine, settings, stats = engine_config(config, cache_dir, no_cache), llm_settings(config), RunStats()
+    records, lost = llm_synthesize(_llm_contexts(config, conversations, source), settings, engine, stats)
+    written = [r.to_dict() for r in records]
+    if settings.naturalize:
+        edited, candidates = naturalize(candidates, settings, engine, stats)
+        written += edited
+    verdicts = verify(written, settings, engine, stats)
+    rejections = rejections + [asdict(r) for r in lost] + [
+        {"method": d["record"]["provenance"]["method"], "reason": d["reason"],
+         "conversation_id": d["record"]["provenance"]["conversation_id"], "turn": d["record"]["provenance"]["turn"],
+         "query": d["record"]["query"]} for d in verdicts.dropped]
+    write_jsonl(work.root / "llm_flagged.jsonl", ({"id": d["id"], "reason": d["reason"]} for d in verdicts.flagged))
+    run = stats.as_dict()
+    write_json(work.root / "llm_stats.json", {
+        # Same on every run of the same config, cached or not: these go into the manifest.
+        "model": settings.model,
+        "requests": run["unique"],
+        "failed": run["failed"],
+        "records": len(written),
+        "rejected": len(lost),
+        "verify": {"mode": settings.verify, "dropped": len(verdicts.dropped), "flagged": len(verdicts.flagged)},
+        "methods": llm_methods(settings),
+        # This run only (cache hits, requests on the wire, tokens paid, time): work dir and build summary only.
+        "run": run,
+    })
+    return candidates + verdicts.kept, rejections
+
+
+def llm_dry_run(config: BuildConfig, conversations: list[Conversation], cache_dir: str | None = None,
+                no_cache: bool = False) -> dict[str, Any]:
+    """Requests and estimated input tokens the LLM generators would need, calling nothing."""
+    from builder.synthesize.llm_generators import dry_run
+
+    contexts = _llm_contexts(config, conversations, source_name(config, input_path(config)))
+    engine, settings = engine_config(config, cache_dir, no_cache), llm_settings(config)
+    plan = dry_run(contexts, settings, engine)
+    if settings.verify != "off":  # one judge call per expected LLM record
+        plan = dry_run(contexts, settings, engine, n_records=plan["exact_requests"])
+    return plan
+
+
+def llm_manifest(config: BuildConfig, work: Work) -> dict[str, Any] | None:
+    if config.llm is None:
+        return None
+    stats = read_json(work.need(work.root / "llm_stats.json", "synthesize"))
+    return {k: v for k, v in stats.items() if k != "run"}
 
 
 def run_validate(config: BuildConfig, work: Work) -> dict[str, int]:
@@ -104,23 +200,33 @@ def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
     return {s: len(result.splits[s]) for s in SPLITS}
 
 
-def run_release(config: BuildConfig, work: Work, out: Path) -> Path:
+def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
+    from builder.publish.versioning import decide_version
+
     rows = read_jsonl(work.need(work.split, "split"))
     splits = {s: [] for s in SPLITS}
     for row in rows:
         splits[row["split"]].append(row["record"])
+    # --bump: version computed from the newest release in OUT/<name>/ and checked against the changes.
+    decision = decide_version(Path(out) / config.name, config.version, splits, bump)
     report = read_json(work.root / "split_report.json")
     accounting, summary = account(work)
+    llm = llm_manifest(config, work)
+    methods = dict(METHOD_VERSIONS)
+    if llm is not None:
+        methods.update({m: info["version"] for m, info in llm["methods"].items()})
+    methods = dict(sorted(methods.items()))
     manifest = {
         "name": config.name,
-        "version": config.version,
+        "version": decision.version,
+        "previous_version": decision.previous,
         "seed": config.seed,
         "code_version": __version__,
         "code_sha256": code_hash(),
         "schema_sha256": sha256_file(resource("schemas/clariedge.schema.json")),
         "config": config_for_manifest(config),
         "inputs": {"conversations": {"name": input_path(config).name, "sha256": sha256_file(input_path(config))}},
-        "generators": dict(sorted(METHOD_VERSIONS.items())),
+        "generators": methods,
         "counts": stage_counts(work, splits),
         "splits": {s: len(splits[s]) for s in SPLITS},
         "leakage": report["leakage"],
@@ -128,26 +234,30 @@ def run_release(config: BuildConfig, work: Work, out: Path) -> Path:
         "accounting": summary,
         "statistics": statistics(splits),
     }
+    if llm is not None:
+        manifest["llm"] = llm
     card = render_card(
         splits,
         name=config.name,
-        version=config.version,
+        version=decision.version,
         license=config.license,
         source_datasets=config.source_datasets,
-        methods=METHOD_VERSIONS,
+        methods=methods,
+        changelog=decision.changelog,
     )
-    target = Path(out) / config.name / config.version
+    target = Path(out) / config.name / decision.version
     return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting})
 
 
-def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress) -> tuple[Path, dict]:
+def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
+          cache_dir: str | None = None, no_cache: bool = False) -> tuple[Path, dict]:
     """Run every stage; returns the release directory and per-stage counts."""
     work = Work(work_dir or Path(out) / ".work" / config.name / config.version)
     counts: dict[str, Any] = {}
     conversations = run_ingest(config, work)
     counts["conversations"] = len(conversations)
     counts["user_turns"] = sum(len(c.user_turn_indices()) for c in conversations)
-    counts.update(run_synthesize(config, work, progress))
+    counts.update(run_synthesize(config, work, progress, cache_dir, no_cache))
     counts.update(run_validate(config, work))
     counts.update(run_dedup(config, work))
     counts.update(run_split(config, work))
@@ -171,6 +281,10 @@ def code_hash() -> str:
 
 def config_for_manifest(config: BuildConfig) -> dict[str, Any]:
     data = config.model_dump()
+    if data["llm"] is None:
+        del data["llm"]  # offline manifests stay as they were
+    else:
+        del data["llm"]["endpoint"]  # where the model is served (ports, hosts) does not change the data
     for key in ("path", "retrieval_tasks"):
         if data["input"].get(key):
             data["input"][key] = Path(data["input"][key]).name  # no local paths in a published manifest

@@ -51,7 +51,7 @@ def make_splits(n: int = 12, offset: int = 0) -> dict[str, list[dict[str, Any]]]
     """n records over three splits, both settings, both labels."""
     splits: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for i in range(offset, offset + n):
-        setting = "pre_retrieval" if i % 3 == 0 else "post_retrieval"
+        setting = "pre_retrieval" if (i // 3) % 2 == 0 else "post_retrieval"
         splits[SPLITS[i % 3]].append(make_record(i, setting=setting, positive=i % 2 == 0))
     return splits
 

@@ -223,21 +223,31 @@ def test_diff_between_hub_revisions(hub, releases):
         load_side(f"{REPO}@v9.9.9")
 
 
-def test_token_never_appears_in_output_or_files(hub, releases, tmp_path):
-    """The CLI in a subprocess: a failing run then a good one; grep every output and every file for the token."""
+def test_token_never_appears_in_output_or_files(hub, releases, tmp_path, capfd, caplog):
+    """A failing CLI run in a subprocess, then publishes in-process with debug logs; grep all output and files."""
+    import logging
+
+    from huggingface_hub.utils import logging as hf_logging
+
     r1, r2 = releases
-    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf_home")}
-    cmd = [str(Path(sys.executable).parent / "clariedge"), "publish", "--repo", REPO, "--attempts", "2", "--backoff", "0.01"]
+    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf_home"), "HF_HUB_VERBOSITY": "debug"}
+    cmd = [str(Path(sys.executable).parent / "clariedge"), "publish", "--repo", REPO, "--attempts", "2", "--backoff", "0.01", str(r1)]
     hub.fail_commits = 100  # the error message must not carry it either
-    runs = [subprocess.run(cmd + [str(r1)], env=env, capture_output=True, text=True, timeout=120)]
-    assert runs[0].returncode == 2 and "Not published" in runs[0].stderr and "Traceback" not in runs[0].stderr
+    failed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 2 and "Not published" in failed.stderr and "Traceback" not in failed.stderr
     hub.fail_commits = 0
-    publish(r1, REPO, retry=FAST, log=lambda m: None)  # in-process, to save a start-up: v1.1.0 gets a changelog
-    runs.append(subprocess.run(cmd + [str(r2)], env=env, capture_output=True, text=True, timeout=120))
-    assert [r.returncode for r in runs] == [2, 0], runs[-1].stderr
-    assert "published clariedge-org/clariedge v1.1.0" in runs[-1].stdout
-    for run in runs:
-        assert TOKEN not in run.stdout + run.stderr
+    hf_logging.set_verbosity_debug()
+    caplog.set_level(logging.DEBUG)
+    try:
+        publish(r1, REPO, retry=FAST)
+        publish(r2, REPO, retry=FAST)  # v1.1.0 gets a changelog from the diff
+    finally:
+        hf_logging.set_verbosity_warning()
+    out, err = capfd.readouterr()
+    assert "published clariedge-org/clariedge v1.1.0" in out
+    assert caplog.records  # the client's debug logging was on and captured
+    for text in (failed.stdout, failed.stderr, out, err, caplog.text):
+        assert TOKEN not in text
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(written) > 20
     assert not [p for p in written if TOKEN.encode() in p.read_bytes()]

@@ -304,7 +304,9 @@ class _Publisher:
                 from huggingface_hub import CommitInfo
 
                 url = f"{self.endpoint}/datasets/{self.repo_id}/commit/{head}"
-                return CommitInfo(commit_url=url, commit_message=message, commit_description="", oid=head)
+                return CommitInfo(
+                    commit_url=url, commit_message=message, commit_description="", oid=head, _endpoint=self.endpoint
+                )
             return None
 
         info = self.step(f"committing v{self.version}", attempt, before_retry=landed)

@@ -6,14 +6,14 @@ patch: only label or text fixes on the same records (matched by id).
 
 from __future__ import annotations
 
-import hashlib
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.io import dumps
 from builder.publish.diff import ReleaseDiff, diff_splits
-from builder.resources import load_schema
+from builder.resources import resource
 
 BUMPS = ("major", "minor", "patch")
 FIRST_VERSION = "1.0.0"
@@ -21,8 +21,10 @@ _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 
 def schema_sha256() -> str:
-    """Fingerprint of the record schema; releases store it as manifest["schema_sha256"]."""
-    return hashlib.sha256(dumps(load_schema("clariedge.schema.json")).encode("utf-8")).hexdigest()
+    """Fingerprint of the record schema, as the release stage stores it in manifest["schema_sha256"]."""
+    from builder.release import sha256_file
+
+    return sha256_file(resource("schemas/clariedge.schema.json"))
 
 
 def parse_version(version: str, where: str = "version") -> tuple[int, int, int]:
@@ -89,3 +91,43 @@ def next_version(
     if needed != bump:
         raise InputError(f"--bump {bump} refused: since {previous}, {reason}, which calls for --bump {needed}")
     return bump_version(previous, bump)
+
+
+@dataclass
+class VersionDecision:
+    version: str
+    previous: str | None  # version of the previous release, when there is one
+    changelog: str | None  # markdown `### v<version>` entry from the diff with it
+
+
+def latest_release(release_root: Path) -> Path | None:
+    """The newest `<release_root>/<version>/` holding a manifest.json, by semantic version."""
+    found = []
+    for d in Path(release_root).glob("*/manifest.json"):
+        if _SEMVER.match(d.parent.name):
+            found.append((parse_version(d.parent.name), d.parent))
+    return max(found)[1] if found else None
+
+
+def decide_version(
+    release_root: Path, configured: str, splits: dict[str, list[dict[str, Any]]], bump: str | None
+) -> VersionDecision:
+    """Version of the release about to be written under `release_root` (= OUT/<name>).
+
+    Without `bump` it is the configured version. With it, the newest release already in `release_root` is
+    the previous one and the bump is checked against the changes (see `next_version`).
+    """
+    if bump is None:
+        return VersionDecision(configured, None, None)
+    from builder.io import read_json
+    from builder.publish.card import changelog_entry
+    from builder.release import load_release
+
+    prev_dir = latest_release(release_root)
+    if prev_dir is None:
+        version = next_version(None, None, splits, schema_sha256(), bump)
+        return VersionDecision(version, None, changelog_entry(version, None, splits))
+    manifest = read_json(prev_dir / "manifest.json")
+    previous = load_release(prev_dir)
+    version = next_version(manifest, previous, splits, schema_sha256(), bump)
+    return VersionDecision(version, manifest["version"], changelog_entry(version, (manifest["version"], previous), splits))
