@@ -34,7 +34,7 @@ def _default_generators() -> dict[str, GeneratorConfig]:
         "entity_twins": GeneratorConfig(),
         "fragment_twins": GeneratorConfig(),
         "passage_twins": GeneratorConfig(),
-        "standalone_clear": GeneratorConfig(rate=0.95),
+        "standalone_clear": GeneratorConfig(rate=0.9),
     }
 
 

@@ -271,6 +271,8 @@ def _generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
     if entity.head:
         generic, category = f"the {entity.head}", "underspecified_entity"
+    elif tx.modifies_noun(ctx.standalone, entity):
+        return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
     else:
         generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
     query = tx.replace_entity(ctx.standalone, entity, generic)
@@ -292,7 +294,7 @@ def _with(g: Generalized, name: str) -> str:
 def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
     resolved after the turn's own history when that history names the entity."""
-    method, version = "entity_twins", "2"
+    method, version = "entity_twins", "3"
     got = _generalize(ctx, method)
     if isinstance(got, Rejection):
         yield got
@@ -305,11 +307,10 @@ def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     def resolves(text: str) -> bool:
         return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
 
-    donor = donor_history(ctx, rng, avoid=resolves)
-    if donor is None:
-        yield ctx.reject(method, f"entity '{entity.text}' or its kind appears in every stitched history tried", generic)
-    else:
-        stitched, source = donor
+    # After an unrelated history and after none: two contexts in which the generic words stay open.
+    first = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
+    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] else [])
+    for stitched, source in contexts:
         topic = topic_of(stitched)
         if entity.head:
             alt = options[0] if options else f"another {entity.head}"
@@ -437,6 +438,15 @@ def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     )
 
 
+def _distinct(names: list[str]) -> list[str]:
+    """Drop names that repeat another one ('Covid' after 'COVID-19')."""
+    out: list[str] = []
+    for name in names:
+        if not any(tx.mentions_any(name, o) or tx.mentions_any(o, name) for o in out):
+            out.append(name)
+    return out
+
+
 def _about(passage: Passage, phrase: str) -> bool:
     return tx.mentions(passage.title + "\n" + passage.text, phrase)
 
@@ -444,7 +454,7 @@ def _about(passage: Passage, phrase: str) -> bool:
 def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Record | Rejection]:
     """Post-retrieval: 'the river' with passages about two rivers needs clarification; with passages
     about one river it is clear."""
-    method, version = "passage_twins", "2"
+    method, version = "passage_twins", "3"
     got = _generalize(ctx, method)
     if isinstance(got, Rejection):
         yield got
@@ -485,7 +495,7 @@ def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Rec
             if e.head != entity.head or tx.mentions_any(e.text, entity.text) or tx.mentions_any(entity.text, e.text):
                 continue
             theirs = [p for p in other.relevant_passages() if _about(p, e.text) and not _about(p, entity.text)]
-            if theirs and all(e.text != r[0] for r in rivals):
+            if theirs and all(not tx.mentions_any(e.text, r[0]) and not tx.mentions_any(r[0], e.text) for r in rivals):
                 rivals.append((e.text, theirs, other))
     if not rivals:
         yield ctx.reject(method, f"no passages about another {entity.head or 'topic'} in the block", generic)
@@ -496,7 +506,7 @@ def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Rec
     for _, passages, _ in chosen:
         docs.extend(p.as_document() for p in passages[:2])
     rng.shuffle(docs)
-    names = [entity.text] + [name for name, _, _ in chosen]
+    names = _distinct([entity.text] + [name for name, _, _ in chosen])
     rng.shuffle(names)
     head = entity.head or "topic"
     question, pattern = clarification("passages", rng, options=names, head=head, heads=tx.plural(head))
@@ -551,4 +561,4 @@ GENERATORS: dict[str, Callable] = {
     "passage_twins": passage_twins,
     "standalone_clear": standalone_clear,
 }
-METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "2", "fragment_twins": "2", "passage_twins": "2", "standalone_clear": "2"}
+METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "3", "fragment_twins": "2", "passage_twins": "3", "standalone_clear": "2"}

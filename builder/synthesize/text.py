@@ -233,9 +233,9 @@ def _ngrams(tokens: list[str], n: int) -> list[tuple[int, int]]:
 def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None:
     """What the query is about: a named entity, else a phrase shared with the passage titles,
     else the longest multi-word phrase found verbatim in the passages."""
-    named = entities(query)
+    named = [e for e in entities(query) if not re.search(r"\s(?:and|or|&)\s|,", e.text)]  # a list is not one entity
     if named:
-        return next((e for e in named if e.head), named[0])
+        return _with_modified_noun(query, next((e for e in named if e.head), named[0]))
     spans = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(query)]
     toks = [s[0] for s in spans]
     stops = stopwords()
@@ -255,6 +255,23 @@ def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None
             if in_title or in_text:
                 return Entity(text=phrase, head=head_of(phrase) if n > 1 else None, start=spans[i][1], end=spans[j - 1][2])
     return None
+
+
+def _with_modified_noun(query: str, entity: Entity) -> Entity:
+    """'the MOXIE instrument': a name used as a modifier takes its noun, which also gives the kind."""
+    if entity.head:
+        return entity
+    m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
+    if m and (m.group(1) in lexicon()["heads"] or stem(m.group(1)) in lexicon()["heads"]):
+        end = entity.end + m.end()
+        return Entity(query[entity.start : end], head_of(query[entity.start : end]), entity.start, end)
+    return entity
+
+
+def modifies_noun(query: str, entity: Entity) -> bool:
+    """True when a lowercase noun-like word follows the entity ('Europa Clipper mission')."""
+    m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
+    return bool(m and _nounish(m.group(1)))
 
 
 def pronoun_for(text: str, entity: Entity) -> str:
