@@ -137,3 +137,31 @@ def test_load_dataset_honours_the_card_configs(demo, tmp_path):
         got = {s: sorted(ds[s]["id"]) if s in ds else [] for s in SPLITS}
         assert got == want, config
         assert sum(map(len, got.values())) > 0
+
+
+def test_publish_real_releases_then_diff_hub_revisions(demo, tmp_path, monkeypatch):
+    """The two demo releases through the fake Hub: tags, pinned download, and a diff between Hub revisions."""
+    import datasets
+    from huggingface_hub import snapshot_download
+
+    from builder.publish.hub import Retry, publish
+    from fake_hub import FakeHub
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_TOKEN", "hf_demoToken")
+    with FakeHub("hf_demoToken") as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        for release in (demo["r1"], demo["r2"]):
+            assert publish(release, "org/demo", retry=Retry(2, 0.01), log=lambda m: None).status == "published"
+        result = runner.invoke(app, ["diff", "org/demo@v1.0.0", "org/demo@v1.1.0", "--json", str(tmp_path / "hub.json")])
+        assert result.exit_code == 0, result.output
+        local = runner.invoke(app, ["diff", str(demo["r1"]), str(demo["r2"]), "--json", str(tmp_path / "local.json")])
+        hub_diff, local_diff = read_json(tmp_path / "hub.json"), read_json(tmp_path / "local.json")
+        assert hub_diff["counts"] == local_diff["counts"] and hub_diff["examples"] == local_diff["examples"]
+        old = snapshot_download("org/demo", repo_type="dataset", revision="v1.0.0", endpoint=hub.url, cache_dir=tmp_path / "dl")
+        ds = datasets.load_dataset(old, "pre_retrieval", cache_dir=str(tmp_path / "cache"))
+        want = datasets.load_dataset(str(demo["r1"]), "pre_retrieval", cache_dir=str(tmp_path / "cache"))
+        assert {s: ds[s]["id"] for s in ds} == {s: want[s]["id"] for s in want}
+        assert "accounting.jsonl" in hub.repos["org/demo"].resolve("v1.0.0").files

@@ -361,7 +361,12 @@ def load_local_manifest(release_dir: Path) -> dict[str, Any]:
 def download_release(repo_id: str, revision: str, *, cache: Path | None = None, token: str | None = None) -> Path:
     """The data files and manifest of one Hub revision, via the local Hugging Face cache."""
     from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     patterns = DATA_FILES + [MANIFEST] + [f"data/{st}/*" for st in SETTINGS]
     try:
@@ -373,8 +378,8 @@ def download_release(repo_id: str, revision: str, *, cache: Path | None = None, 
         raise InputError(f"{repo_id}: revision {revision} not found on {endpoint()}") from None
     except RepositoryNotFoundError:
         raise InputError(f"{repo_id}: dataset repo not found on {endpoint()} (or no access)") from None
-    except HfHubHTTPError as err:
-        raise InputError(scrub(f"{repo_id}@{revision}: download failed: {' '.join(str(err).split())[:300]}", token)) from None
+    except (HfHubHTTPError, LocalEntryNotFoundError) as err:  # the latter: Hub unreachable and nothing cached
+        raise InputError(scrub(f"{repo_id}@{revision}: download from {endpoint()} failed: {' '.join(str(err).split())[:300]}", token)) from None
     if not (Path(path) / DATA_FILES[0]).exists():
         raise InputError(f"{repo_id}@{revision}: not a ClariEdge release (no {DATA_FILES[0]})")
     return Path(path)
