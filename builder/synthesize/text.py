@@ -31,6 +31,7 @@ def words(text: str) -> list[str]:
     return [w.strip(".'’-") for w in _WORD.findall(text) if w.strip(".'’-")]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """Crude plural folding: enough to match 'clinics' with 'clinic'."""
     w = word.lower().replace("’", "'")
@@ -43,9 +44,15 @@ def stem(word: str) -> str:
     return w
 
 
-def content_stems(text: str) -> set[str]:
+def content_stems(text: str) -> frozenset[str]:
+    return _content_stems(text)
+
+
+@lru_cache(maxsize=1 << 15)
+def _content_stems(text: str) -> frozenset[str]:
+    # Cached: the same passages and histories are looked at by many generators.
     stops = stopwords()
-    return {stem(w) for w in words(text) if w.lower() not in stops and len(w) > 1}
+    return frozenset(stem(w) for w in words(text) if w.lower() not in stops and len(w) > 1)
 
 
 def has_anaphor(text: str) -> str | None:
