@@ -1,0 +1,142 @@
+"""`clariedge build` with an llm: section, as a subprocess against the fake OpenAI server (real sockets)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_openai import FakeOpenAI  # noqa: E402
+from test_llm_generators import responder  # noqa: E402
+
+from builder.record import SPLITS
+from builder.release import load_release
+from builder.resources import load_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "configs" / "demo-llm.yaml"
+CLI = [sys.executable, "-c", "from builder.cli import main; main()"]
+
+
+def _build_cmd(url: str, cache: Path, out: Path, *extra: str) -> list[str]:
+    return [*CLI, "build", "--config", str(CONFIG), "--base-url", url, "--cache", str(cache), "--out", str(out), *extra]
+
+
+def _run(cmd: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-never-logged"}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def _files(release: Path) -> dict[str, bytes]:
+    return {p.relative_to(release).as_posix(): p.read_bytes() for p in sorted(release.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeOpenAI(responder=responder).start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(scope="module")
+def first(server, tmp_path_factory):
+    """One uninterrupted LLM build of the demo: (server requests it made, release dir, stdout+stderr, cache, out)."""
+    tmp = tmp_path_factory.mktemp("llm-build")
+    server.reset()
+    done = _run(_build_cmd(server.url, tmp / "cache", tmp / "out"))
+    release = Path(done.stdout.strip().splitlines()[-1])
+    return server.requests, release, done.stdout + done.stderr, tmp / "cache", tmp / "out"
+
+
+def test_llm_build_makes_a_valid_release_with_llm_records(first):
+    import jsonschema
+
+    requests, release, output, _, _ = first
+    assert requests > 0
+    validator = jsonschema.Draft202012Validator(load_schema("clariedge.schema.json"))
+    splits = load_release(release)
+    records = [r for s in SPLITS for r in splits[s]]
+    for record in records:
+        validator.validate(record)
+    methods = {r["provenance"]["method"] for r in records}
+    assert {"llm_ambiguate", "llm_hard_negative"} <= methods and "followup_twins" in methods
+    llm_record = next(r for r in records if r["provenance"]["method"] == "llm_ambiguate")
+    assert llm_record["provenance"]["prompt"]["name"] == "ambiguate+clarify"
+
+    manifest = json.loads((release / "manifest.json").read_text())
+    llm = manifest["llm"]
+    assert llm["requests"] == requests  # every unique request the build needed, nothing on the fake went unused
+    assert llm["failed"] == 0 and llm["model"] == "gpt-4o-mini"
+    assert set(llm["methods"]) == {"llm_ambiguate", "llm_hard_negative", "verify"}
+    assert manifest["generators"]["llm_hard_negative"] == "hard_negative@1"
+    assert "endpoint" not in manifest["config"]["llm"] and "run" not in llm
+    stats = json.loads((release.parents[1] / ".work" / release.parent.name / release.name / "llm_stats.json").read_text())
+    assert stats["run"]["answered"] == requests and stats["run"]["cache_hits"] == 0
+    assert f"{requests} answered" in output
+    assert "sk-test-secret" not in output
+    assert not any("sk-test-secret" in p.read_text(errors="ignore") for p in release.parents[1].rglob("*") if p.is_file())
+
+
+def test_cached_rerun_makes_no_request_and_is_byte_identical(server, first, tmp_path):
+    _, release, _, cache, _ = first
+    server.reset()
+    done = _run(_build_cmd(server.url, cache, tmp_path / "out"))
+    assert server.requests == 0
+    again = Path(done.stdout.strip().splitlines()[-1])
+    assert again != release and _files(again) == _files(release)
+
+
+def test_dry_run_calls_nothing_and_counts_requests(server, first, tmp_path):
+    requests, _, _, _, _ = first
+    server.reset()
+    done = _run(_build_cmd(server.url, tmp_path / "empty-cache", tmp_path / "out", "--dry-run"))
+    assert server.requests == 0 and not (tmp_path / "out").exists()
+    counted = int(done.stdout.split("requests ")[1].split()[0])
+    tokens = int(done.stdout.split("estimated input tokens ")[1].split()[0])
+    assert counted > 0 and tokens > 0
+    assert abs(counted - requests) <= requests // 2  # clarify/verify follow-ups are estimates
+
+
+def test_sigkill_mid_build_then_rerun_reasks_nothing_answered(server, first, tmp_path):
+    _, release, _, _, _ = first
+    server.reset()
+    server.latency = 0.02  # so the kill lands mid-run
+    cmd = _build_cmd(server.url, tmp_path / "cache", tmp_path / "out")
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.answered) < 120 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # Hold further answers and give the client a moment to store what it already received: a reply
+        # still in the socket buffer at the kill was never delivered, and no client can keep it.
+        server.holding = True
+        time.sleep(0.5)
+        answered_before = set(server.answered)
+        assert proc.poll() is None, "the build finished before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        server.latency = 0.0
+        server.holding = False
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.3)  # let held handlers notice the closed sockets
+    seen = len(server.log)
+    assert 0 < len(answered_before) < first[0]
+    done = _run(cmd)
+    asked_again = answered_before & set(server.log[seen:])
+    assert not asked_again, sorted(asked_again)[:3]
+    resumed = Path(done.stdout.strip().splitlines()[-1])
+    assert _files(resumed) == _files(release)
+    shutil.rmtree(tmp_path / "cache")
