@@ -16,6 +16,23 @@ MTRAG = SHARED / "data" / "mtrag"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_hf_cache(tmp_path_factory):
+    """`datasets` keys its cache of a local release on the folder name and configs, not the content:
+    each test session gets its own cache so a rebuilt release is never read stale."""
+    path = tmp_path_factory.mktemp("hf-datasets-cache")
+    old = os.environ.get("HF_DATASETS_CACHE")
+    os.environ["HF_DATASETS_CACHE"] = str(path)
+    import datasets.config
+
+    datasets.config.HF_DATASETS_CACHE = path
+    yield
+    if old is None:
+        os.environ.pop("HF_DATASETS_CACHE", None)
+    else:
+        os.environ["HF_DATASETS_CACHE"] = old
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run `clariedge` as a user would, in a subprocess."""
     return subprocess.run(

@@ -89,7 +89,7 @@ def synthesize(
             if not gen_config.enabled or not _sampled(ctx, name, gen_config.rate):
                 continue
             if name == "passage_twins":
-                partners = [o for o in by_block[blocks[ctx.conv.id]] if o.conv.id != ctx.conv.id]
+                partners = [o for o in by_block[blocks[ctx.conv.id]] if (o.conv.id, o.turn) != (ctx.conv.id, ctx.turn)]
                 outputs = GENERATORS[name](ctx, partners)
             elif name == "standalone_clear":
                 outputs = GENERATORS[name](ctx, config.clear_post_share)

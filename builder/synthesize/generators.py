@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -269,13 +270,18 @@ def _generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
     if entity is None:
         return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+    if "®" in entity.text or "™" in entity.text:
+        return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
     if entity.head:
-        generic, category = f"the {entity.head}", "underspecified_entity"
+        generic, category = tx.generic_phrase(entity), "underspecified_entity"
     elif tx.modifies_noun(ctx.standalone, entity):
         return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
     else:
         generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
     query = tx.replace_entity(ctx.standalone, entity, generic)
+    first = tx.words(ctx.standalone)[:1]
+    if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
+        return ctx.reject(method, f"generalizing '{entity.text}' would swallow '{first[0]}'", ctx.standalone)
     if query == ctx.standalone or tx.mentions_any(query, entity.text) and not entity.head:
         return ctx.reject(method, f"could not generalize '{entity.text}'", ctx.standalone)
     if len(tx.content_stems(query) - {entity.head}) < (1 if entity.head else 2):
@@ -294,7 +300,7 @@ def _with(g: Generalized, name: str) -> str:
 def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
     resolved after the turn's own history when that history names the entity."""
-    method, version = "entity_twins", "3"
+    method, version = "entity_twins", "4"
     got = _generalize(ctx, method)
     if isinstance(got, Rejection):
         yield got
@@ -375,7 +381,7 @@ def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
 def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     """A keyword fragment of the query without its entity ('annual fee?'): ill-formed on its own,
     clear right after a history that names the entity."""
-    method, version = "fragment_twins", "2"
+    method, version = "fragment_twins", "3"
     passages = ctx.relevant_passages()
     entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
     own = ctx.history
@@ -388,14 +394,13 @@ def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         return
     rng = ctx.rng(method)
     pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
-    donor = donor_history(ctx, rng, empty_share=0.5, avoid=lambda text: tx.mentions_any(text, entity.text))
-    if donor is None:
-        yield ctx.reject(method, f"entity '{entity.text}' appears in every stitched history tried", fragment)
-    else:
-        stitched, source = donor
+    first = donor_history(ctx, rng, empty_share=0.0, avoid=lambda text: tx.mentions_any(text, entity.text))
+    # A fragment after no history at all is added for half the turns: fragments are many already.
+    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] and rng.random() < 0.5 else [])
+    for stitched, source in contexts:
         question, pattern = clarification("fragment", rng)
         topic = topic_of(stitched)
-        other = f"{fragment[:-1]} of {topic}" if topic else f"{fragment[:-1]} of something else"
+        other = f"a question about {fragment[:-1]} for {topic}" if topic else f"a question about {fragment[:-1]} for something else"
         yield Record(
             domain=ctx.conv.domain,
             setting="pre_retrieval",
@@ -454,7 +459,7 @@ def _about(passage: Passage, phrase: str) -> bool:
 def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Record | Rejection]:
     """Post-retrieval: 'the river' with passages about two rivers needs clarification; with passages
     about one river it is clear."""
-    method, version = "passage_twins", "3"
+    method, version = "passage_twins", "5"
     got = _generalize(ctx, method)
     if isinstance(got, Rejection):
         yield got
@@ -467,38 +472,33 @@ def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Rec
     rng = ctx.rng(method)
     pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
     own_docs = [p.as_document() for p in mine[:3]]
-    yield Record(
-        domain=ctx.conv.domain,
-        setting="post_retrieval",
-        history=[],
-        query=generic,
-        documents=own_docs,
-        needs_clarification=False,
-        category="hard_negative",
-        interpretations=[ctx.standalone],
-        target=clear_target(),
-        resolution={
-            "source": "documents",
-            "turn_index": None,
-            "document_id": own_docs[0]["id"],
-            "referent": entity.text,
-            "resolved_query": ctx.standalone,
-        },
-        pair_id=pair,
-        provenance=ctx.provenance(method, version, docs=[ctx.conv.id]),
-    )
-    rivals: list[tuple[str, list[Passage], TurnContext]] = []
-    for other in partners:
-        theirs_passages = other.relevant_passages()
-        e = tx.key_entity(other.standalone, [p.title for p in theirs_passages], [p.text for p in theirs_passages])
-        if e is not None:
-            if e.head != entity.head or tx.mentions_any(e.text, entity.text) or tx.mentions_any(entity.text, e.text):
-                continue
-            theirs = [p for p in other.relevant_passages() if _about(p, e.text) and not _about(p, entity.text)]
-            if theirs and all(not tx.mentions_any(e.text, r[0]) and not tx.mentions_any(r[0], e.text) for r in rivals):
-                rivals.append((e.text, theirs, other))
+    resolution = {
+        "source": "documents",
+        "turn_index": None,
+        "document_id": own_docs[0]["id"],
+        "referent": entity.text,
+        "resolved_query": ctx.standalone,
+    }
+    # The passages settle the generic words, with or without the turn's own history before them.
+    for history in ([[], ctx.history] if ctx.history else [[]]):
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=generic,
+            documents=own_docs,
+            needs_clarification=False,
+            category="hard_negative",
+            interpretations=[ctx.standalone],
+            target=clear_target(),
+            resolution=dict(resolution),
+            pair_id=pair,
+            provenance=ctx.provenance(method, version, docs=[ctx.conv.id]),
+        )
+    rivals = _conversation_rivals(ctx, got, mine, partners) + _aspect_rivals(ctx, got, mine, partners)
+    rivals = [r for i, r in enumerate(rivals) if all(not tx.mentions_any(r[0], o[0]) for o in rivals[:i])]
     if not rivals:
-        yield ctx.reject(method, f"no passages about another {entity.head or 'topic'} in the block", generic)
+        yield ctx.reject(method, "no passage in the block answers the same question about something else", generic)
         return
     rng.shuffle(rivals)
     chosen = rivals[: rng.choice([1, 1, 2, 3])]
@@ -525,6 +525,85 @@ def passage_twins(ctx: TurnContext, partners: list[TurnContext]) -> Iterator[Rec
         pair_id=pair,
         provenance=ctx.provenance(method, version, docs=[ctx.conv.id] + [o.conv.id for _, _, o in chosen]),
     )
+
+
+def _title_name(title: str) -> str:
+    """'Yale University - Admissions | Wiki' -> 'Yale University'."""
+    return re.split(r"\s+[-|:–]\s+|\s*\|\s*", title.strip())[0].strip()
+
+
+def _good_name(name: str) -> bool:
+    """A rival reading must be named like a thing: capitalized, short, not a clause ('How did ancient')."""
+    toks = tx.words(name)
+    return (
+        0 < len(toks) <= 6
+        and any(t[:1].isupper() for t in toks)
+        and toks[0].lower() not in tx.lexicon()["wh_words"]
+        and toks[0].lower() not in tx.stopwords()
+        and not all(t.isdigit() for t in toks)
+    )
+
+
+def _conversation_rivals(
+    ctx: TurnContext, got: Generalized, mine: list[Passage], partners: list[TurnContext]
+) -> list[tuple[str, list[Passage], TurnContext]]:
+    """Other things the same conversation asked about (Roth IRA vs 401(k)), with their passages:
+    a generic question over both sets of passages has both readings."""
+    out = []
+    for other in partners:
+        if other.conv.id != ctx.conv.id:
+            continue
+        ps = other.relevant_passages()
+        e = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps])
+        if e is None or not _good_name(e.text) or (got.entity.head and e.head != got.entity.head):
+            continue
+        if tx.mentions_any(e.text, got.entity.text) or tx.mentions_any(got.entity.text, e.text):
+            continue
+        theirs = [p for p in ps if p not in mine and _about(p, e.text) and not _about(p, got.entity.text)]
+        if theirs:
+            out.append((e.text, theirs, other))
+    return out
+
+
+def _aspect_rivals(
+    ctx: TurnContext, got: Generalized, mine: list[Passage], partners: list[TurnContext]
+) -> list[tuple[str, list[Passage], TurnContext]]:
+    """Passages in the block that answer the same generic question about something else.
+
+    'What is the speed limit in it?' is ambiguous when the passages give the speed limit of New
+    York and of California: a rival passage must contain most of the query's remaining words,
+    must not be about the entity, and must have a name (its title, or the entity its turn asked about).
+    """
+    need = tx.content_stems(got.query) - tx.content_stems(got.generic) - tx.anaphora()
+    if len(need) < 2:
+        return []
+    scored = []
+    for other in partners:
+        other_entity = None
+        for p in other.relevant_passages():
+            if p in mine or _about(p, got.entity.text):
+                continue
+            have = tx.content_stems(p.title + "\n" + p.text)
+            overlap = len(need & have) / len(need)
+            if overlap < 0.75:
+                continue
+            name = _title_name(p.title) if p.title else ""
+            if not name:
+                if other_entity is None:
+                    ps = other.relevant_passages()
+                    other_entity = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps]) or False
+                name = other_entity.text if other_entity else ""
+            if not name or not _good_name(name) or tx.mentions_any(name, got.entity.text) or tx.mentions_any(got.entity.text, name):
+                continue
+            if not tx.mentions_any(p.title + "\n" + p.text, name):
+                continue
+            scored.append((-overlap, name, p.id, p, other))
+    scored.sort(key=lambda x: (x[0], x[1], x[2]))
+    out: list[tuple[str, list[Passage], TurnContext]] = []
+    for _, name, _, p, other in scored:
+        if all(not tx.mentions_any(name, o[0]) and not tx.mentions_any(o[0], name) for o in out):
+            out.append((name, [p], other))
+    return out
 
 
 def standalone_clear(ctx: TurnContext, post_share: float) -> Iterator[Record | Rejection]:
@@ -561,4 +640,4 @@ GENERATORS: dict[str, Callable] = {
     "passage_twins": passage_twins,
     "standalone_clear": standalone_clear,
 }
-METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "3", "fragment_twins": "2", "passage_twins": "3", "standalone_clear": "2"}
+METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "4", "fragment_twins": "3", "passage_twins": "5", "standalone_clear": "2"}

@@ -116,7 +116,7 @@ def entities(text: str) -> list[Entity]:
         if not toks:
             continue
         # Drop a leading question/auxiliary word capitalized only because it starts the sentence.
-        while toks and (toks[0].lower() in stopwords() or toks[0] in {"I", "I'm", "Can", "Could"}) and start == _first_word_start(text):
+        while toks and (toks[0].lower() in stopwords() or toks[0] in {"I", "I'm", "I've", "I'd"}):
             cut = span.find(toks[0]) + len(toks[0])
             span = span[cut:].lstrip()
             start = text.find(span, start)
@@ -128,8 +128,8 @@ def entities(text: str) -> list[Entity]:
         if not toks:
             continue
         # 'my FICO score': a capitalized modifier takes the noun it modifies.
-        tail = re.match(r"((?:\s+[a-z][a-z\-]+){1,2})(?=[\s?.,!]|$)", text[start + len(span):])
-        if tail and len(toks) == 1 and all(w not in stopwords() and w not in lexicon()["verbs"] for w in tail.group(1).split()):
+        tail = re.match(r"(\s+[a-z][a-z\-]+)(?=[\s?.,!]|$)", text[start + len(span):])
+        if tail and len(toks) == 1 and all(_nounish(w) for w in tail.group(1).split()):
             span = span + tail.group(1)
             toks = words(span)
         if len(toks) == 1 and start == _first_word_start(text):
@@ -207,6 +207,10 @@ def replace_phrase(text: str, phrase: str, replacement: str) -> str | None:
     return out[0].upper() + out[1:] if m.start() == 0 else out
 
 
+def _proper(word: str) -> bool:
+    return word[:1].isupper() and word.lower() not in stopwords() and word.lower() not in lexicon()["verbs"]
+
+
 def _nounish(word: str) -> bool:
     low = word.lower()
     return (
@@ -251,8 +255,8 @@ def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None
     for n in range(min(5, len(toks)), 0, -1):
         for i, j in _ngrams(toks, n):
             words_ = toks[i:j]
-            if words_[0].lower() in stops or words_[-1].lower() in stops or any(len(w) < 2 for w in (words_[0], words_[-1])):
-                continue
+            if not (_nounish(words_[0]) or _proper(words_[0])) or not (_nounish(words_[-1]) or _proper(words_[-1])):
+                continue  # 'update the cluster' is not a thing
             need = {stem(w) for w in words_ if w.lower() not in stops}
             phrase = query[spans[i][1] : spans[j - 1][2]]
             if n == 1 and not words_[0][:1].isupper():
@@ -278,7 +282,8 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
 def modifies_noun(query: str, entity: Entity) -> bool:
     """True when a lowercase noun-like word follows the entity ('Europa Clipper mission')."""
     m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
-    return bool(m and _nounish(m.group(1)))
+    word = m.group(1) if m else ""
+    return bool(word) and word not in stopwords() and word not in lexicon()["verbs"]
 
 
 def pronoun_for(text: str, entity: Entity) -> str:
@@ -300,6 +305,13 @@ def pronoun_for(text: str, entity: Entity) -> str:
     return "it"
 
 
+def generic_phrase(entity: Entity) -> str:
+    """'the river' / 'the lakes': the kind of thing, in the entity's own number."""
+    last = words(entity.text)[-1].lower()
+    plural_ = last != entity.head and stem(last) == entity.head
+    return f"the {plural(entity.head) if plural_ else entity.head}"
+
+
 def replace_entity(text: str, entity: Entity, replacement: str) -> str:
     """Swap the entity (with a leading 'the' and a trailing possessive) for `replacement`."""
     start, end = entity.start, entity.end
@@ -307,7 +319,9 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
     m = re.search(r"(?i)\b(the|a|an|my|your|our|this|that)\s+$", before)
     if m and (replacement in ("it", "they", "them", "its", "their") or m.group(1).lower() == "the"):
         start = m.start()
-    elif re.search(r"(?i)(?:[’']s|\b(?:a|an|his|her|its|their|second|first|new|another|each|every|any|which|what))\s+$", before) and replacement.startswith("the "):
+    elif m and m.group(1).lower() in ("a", "an") and replacement.startswith("the "):
+        start = m.start()  # 'an FHA loan' -> 'the loan'
+    elif re.search(r"(?i)(?:[’']s|\b(?:his|her|its|their|second|first|new|another|each|every|any|which|what))\s+$", before) and replacement.startswith("the "):
         replacement = replacement[4:]  # "NASA's the mission" -> "NASA's mission"
     if text[end : end + 2] in ("'s", "’s") and replacement in ("its", "their"):
         end += 2
