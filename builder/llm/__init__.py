@@ -1,11 +1,22 @@
-"""A small engine for OpenAI-compatible chat endpoints. It knows nothing about ClariEdge."""
+"""A small engine for OpenAI-compatible chat endpoints. It knows nothing about ClariEdge.
 
-from builder.llm.engine import arun_requests, estimate, reask_spec, run_requests
-from builder.llm.prompts import Prompt, load_prompt
-from builder.llm.parse import ParseError, extract_json, parse_reply
-from builder.llm.spec import EngineConfig, Estimate, RequestSpec, Result, RunStats, resolve_cache_dir
+Names are imported on first use, so importing `builder.llm.cli` (for `clariedge --help`) does not
+load the openai client.
+"""
 
-__all__ = [
-    "EngineConfig", "Estimate", "ParseError", "Prompt", "load_prompt", "RequestSpec", "Result", "RunStats",
-    "arun_requests", "estimate", "extract_json", "parse_reply", "reask_spec", "resolve_cache_dir", "run_requests",
-]
+from importlib import import_module
+
+_EXPORTS = {
+    "arun_requests": "engine", "estimate": "engine", "reask_spec": "engine", "run_requests": "engine",
+    "Prompt": "prompts", "load_prompt": "prompts",
+    "ParseError": "parse", "extract_json": "parse", "parse_reply": "parse",
+    "EngineConfig": "spec", "Estimate": "spec", "RequestSpec": "spec", "Result": "spec", "RunStats": "spec",
+    "resolve_cache_dir": "spec",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'builder.llm' has no attribute {name!r}")
+    return getattr(import_module(f"builder.llm.{_EXPORTS[name]}"), name)
