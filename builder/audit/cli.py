@@ -114,6 +114,8 @@ def suspects(
     base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint (judge); overrides the config."),
     model: Optional[str] = typer.Option(None, help="Judge model name (judge); overrides the config."),
     limit: Optional[int] = typer.Option(None, help="Judge at most this many records (judge)."),
+    cache_dir: Optional[str] = typer.Option(None, help="LLM response cache folder (judge; default: the user cache)."),
+    no_cache: bool = typer.Option(False, help="Neither read nor write the LLM cache (judge)."),
     annotations_dir: Path = ANNOTATIONS_DIR,
 ) -> None:
     """Rank records whose label looks wrong: record id, score, reason."""
@@ -122,19 +124,27 @@ def suspects(
     from builder.io import write_jsonl
 
     rel = open_release(release)
+    failed: list[dict] = []
     if method == "model":
         from builder.audit.suspects import model_suspects
 
         found = model_suspects(rel, folds=folds, seed=seed)
+        checked = len(rel)
     elif method == "judge":
-        from builder.audit.judge import judge_suspects, judge_settings
+        from builder.audit.judge import judge_settings, judge_suspects
 
-        found = judge_suspects(rel, judge_settings(config, base_url, model), limit=limit)
+        run = judge_suspects(rel, judge_settings(config, base_url, model, cache_dir, no_cache), limit=limit)
+        found, failed, checked = run.suspects, run.failed, run.judged
+        typer.echo(f"judge: {run.stats.get('http_requests', 0)} requests, {run.stats.get('cache_hits', 0)} cache hits")
     else:
         raise InputError(f"--method: unknown value '{method}' (expected model or judge)")
     out = out or annotations_dir / rel.version / f"suspects-{method}.jsonl"
     write_jsonl(out, (s.to_dict() for s in found))
-    typer.echo(f"{out}: {len(found)} suspects out of {len(rel)} records")
+    typer.echo(f"{out}: {len(found)} suspects out of {checked} records checked")
+    if failed:
+        failed_path = out.with_name(out.stem + ".failed.jsonl")
+        write_jsonl(failed_path, failed)
+        typer.echo(f"{failed_path}: {len(failed)} records got no verdict from the judge (not counted as suspects)")
     for s in found[:10]:
         typer.echo(f"  {s.rank:>3}. {s.record_id} {s.score:.3f} {s.reason}")
 
