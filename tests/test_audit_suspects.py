@@ -1,17 +1,13 @@
 """Model-based suspects find planted label flips: recall@k on a hand-made release and on a demo build."""
 
 import random
-import shutil
-import subprocess
-import sys
-
 import pytest
 
 from builder.audit.release import open_release
 from builder.audit.suspects import model_suspects
 from builder.release import load_release, write_release
 from builder.io import read_json
-from test_audit_helpers import CATEGORIES, REPO, make_records, relabel, write_test_release
+from test_audit_helpers import CATEGORIES, make_records, relabel, write_test_release
 
 
 def plant_flips(records, share, seed):
@@ -49,18 +45,9 @@ def test_clean_release_has_no_confident_majority(tmp_path):
     assert len(confident) <= 0.1 * len(release)
 
 
-@pytest.fixture(scope="module")
-def demo_release(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo")
-    proc = subprocess.run([sys.executable, "-c", "from builder.cli import main; main()", "build", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=REPO)
-    if proc.returncode != 0:
-        pytest.fail(f"demo build failed: {proc.stderr[-2000:]}")
-    return next(p.parent for p in out.glob("*/*/manifest.json"))
-
-
 @pytest.mark.slow
 def test_planted_flips_in_the_demo_build(demo_release, tmp_path):
+    # demo_release: the session-wide demo build from tests/conftest.py
     splits = load_release(demo_release)
     ordered = [(split, r) for split, rows in splits.items() for r in rows]
     flipped_records, flipped = plant_flips([r for _, r in ordered], 25 / len(ordered), seed=1)
