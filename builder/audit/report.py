@@ -116,17 +116,22 @@ def plot_error_rates(metrics: dict[str, Any], path: Path) -> None:
     import numpy as np
 
     cats = list(metrics["per_category"])
+    per = list(metrics["per_category"].values())
     series = {
-        "label error": [1 - m["label_accuracy"] if m["label_accuracy"] is not None else 0 for m in metrics["per_category"].values()],
-        "category error": [1 - m["category_accuracy"] if m["category_accuracy"] is not None else 0 for m in metrics["per_category"].values()],
-        "clarification not acceptable": [1 - m["acceptability_rate"] if m["acceptability_rate"] is not None else 0
-                                         for m in metrics["per_category"].values()],
+        "label error": [m["label_accuracy"] for m in per],
+        "category error": [m["category_accuracy"] for m in per],
+        "clarification not acceptable": [m["acceptability_rate"] for m in per],
     }
     x = np.arange(len(cats))
     fig, ax = plt.subplots(figsize=(9, 4))
     width = 0.27
-    for k, (name, values) in enumerate(series.items()):
-        ax.bar(x + (k - 1) * width, values, width, label=name)
+    for k, (name, rates) in enumerate(series.items()):
+        pos = x + (k - 1) * width
+        # 1 - rate is the error; nothing measured (no decided record / no judgement) is marked n/a, not 0.
+        ax.bar(pos, [0 if r is None else 1 - r for r in rates], width, label=name)
+        for p, r in zip(pos, rates):
+            if r is None:
+                ax.text(p, 0.01, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="grey")
     ax.set_xticks(x, cats, rotation=30, ha="right")
     ax.set_ylim(0, 1)
     ax.set_ylabel("rate")
