@@ -33,7 +33,7 @@ def _metrics_table(metrics: dict):
 
     table = Table(title=f"{metrics['dataset']['name']} {metrics['dataset']['version']}: generated vs human")
     for col in ("category", "records", "label acc", "category acc", "acceptable", "kappa (label)"):
-        table.add_column(col, justify="left" if col == "category" else "right")
+        table.add_column(col, justify="left" if col == "category" else "right", no_wrap=True)
     rows = list(metrics["per_category"].items()) + [("all", metrics["overall"])]
     for name, m in rows:
         a = m["agreement_label"]
@@ -214,9 +214,11 @@ def apply(
     write_fixes(out, fixes)
     counts = summary(fixes)
     typer.echo(f"{out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    for fix in fixes:
-        if fix.action in ("needs_curation", "undecided"):
-            typer.echo(f"  {fix.action}: {fix.record_id}: {fix.reason}")
+    pending = [f for f in fixes if f.action in ("needs_curation", "undecided")]
+    for fix in pending[:10]:
+        typer.echo(f"  {fix.action}: {fix.record_id}: {fix.reason}")
+    if len(pending) > 10:
+        typer.echo(f"  ... and {len(pending) - 10} more left unchanged (see {out})")
     if release_out:
         path, version = write_patch_release(rel, fixes, release_out, out)
         typer.echo(f"wrote release {rel.name} {version} to {path} (from {rel.version})")
