@@ -106,3 +106,17 @@ def test_spreadsheet_cells_are_inert_and_bounded():
 
     assert spreadsheet_cell("=HYPERLINK(\"x\")").startswith("'=")
     assert len(spreadsheet_cell("a" * 40_000)) == EXCEL_CELL_LIMIT
+
+
+def test_cli_sample(release, tmp_path):
+    from typer.testing import CliRunner
+
+    from builder.cli import app
+
+    result = CliRunner().invoke(app, ["audit", "sample", "--release", str(release.path), "--n", "30", "--seed", "9",
+                                      "--annotations-dir", str(tmp_path / "ann")])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "ann" / "1.0.0" / "samples" / "seed-9"
+    manifest = json.loads((out / "sample.json").read_text(encoding="utf-8"))
+    assert manifest["ids"] == draw_sample(release, 30, FIELDS, seed=9).ids
+    assert {p.name for p in out.iterdir()} == {"sample.jsonl", "sample.csv", "label_studio_tasks.json", "sample.json"}
