@@ -138,5 +138,7 @@ def test_sigkill_mid_build_then_rerun_reasks_nothing_answered(server, first, tmp
     asked_again = answered_before & set(server.log[seen:])
     assert not asked_again, sorted(asked_again)[:3]
     resumed = Path(done.stdout.strip().splitlines()[-1])
+    a, b = (json.loads((r / "manifest.json").read_text()) for r in (resumed, release))
+    assert {k for k in a if a[k] != b.get(k)} == set(), {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k) and k != "files"}
     assert _files(resumed) == _files(release)
     shutil.rmtree(tmp_path / "cache")
