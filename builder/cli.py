@@ -239,3 +239,7 @@ app.command("diff")(diff_command)
 from builder.llm.cli import app as llm_app  # noqa: E402
 
 app.add_typer(llm_app, name="llm")
+from builder.train.cli import app as train_app, predict_command  # noqa: E402
+
+app.add_typer(train_app, name="train")
+app.command("predict")(predict_command)

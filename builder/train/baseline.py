@@ -1,0 +1,241 @@
+"""Baseline classifier: scikit-learn over embeddings and hand features of (history, query, documents).
+
+`train_baseline(release, out)` picks a classifier on the validation split, reports validation and
+test accuracy, and saves `model.joblib` + `metadata.json`. `BaselinePredictor.load(out)` reloads it.
+The model file is a pickle (joblib): load only models you trained yourself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builder.errors import InputError
+from builder.evaluate.predictors import Prediction
+from builder.io import dumps, read_json, write_json
+from builder.train.embed import MiniLMEmbedder, TfidfEmbedder, make_embedder
+from builder.train.features import DEMONSTRATIVES, PRONOUNS, feature_matrix, record_texts, words
+
+KIND = "clariedge-baseline"
+MODEL_FILE = "model.joblib"
+META_FILE = "metadata.json"
+
+
+def candidates(seed: int) -> dict[str, Any]:
+    """The classifiers tried; the one with the best validation accuracy is kept."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def logreg(c: float):
+        return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=3000, random_state=seed))
+
+    return {
+        "logreg_C0.05": logreg(0.05),
+        "logreg_C0.5": logreg(0.5),
+        "hgb": HistGradientBoostingClassifier(max_iter=300, learning_rate=0.08, random_state=seed),
+    }
+
+
+def _labels(records: list[dict]) -> np.ndarray:
+    return np.array([bool(r["needs_clarification"]) for r in records], dtype=bool)
+
+
+def _accuracy_by(records: list[dict], pred: np.ndarray, key: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    y = _labels(records)
+    for value in sorted({r[key] for r in records}):
+        idx = [i for i, r in enumerate(records) if r[key] == value]
+        out[value] = {"n": len(idx), "accuracy": float((pred[idx] == y[idx]).mean())}
+    return out
+
+
+def _scores(records: list[dict], pred: np.ndarray) -> dict[str, Any]:
+    y = _labels(records)
+    if not len(y):
+        return {"n": 0}
+    return {
+        "n": int(len(y)),
+        "accuracy": float((pred == y).mean()),
+        "by_category": _accuracy_by(records, pred, "category"),
+        "by_setting": _accuracy_by(records, pred, "setting"),
+    }
+
+
+def _release_info(release: Path) -> dict[str, Any]:
+    manifest = release / "manifest.json"
+    if not manifest.exists():
+        return {"path": str(release)}
+    data = read_json(manifest)
+    return {"path": str(release), "name": data.get("name"), "version": data.get("version")}
+
+
+def load_splits(release: Path) -> dict[str, list[dict]]:
+    from builder.release import load_release
+
+    if not (Path(release) / "data" / "train.parquet").exists():
+        raise InputError(f"{release}: not a release directory (no data/train.parquet)")
+    return load_release(Path(release))
+
+
+def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int = 13,
+                   log=print) -> dict[str, Any]:
+    """Train, select on validation, evaluate on test, save. Returns the metadata written."""
+    start = time.perf_counter()
+    splits = load_splits(release)
+    train, val, test = splits["train"], splits["validation"], splits["test"]
+    if len({r["needs_clarification"] for r in train}) < 2:
+        raise InputError(f"{release}/data/train.parquet: needs both labels to train, has {len(train)} records")
+    embed, note = make_embedder(embedder)
+    if note:
+        log(f"note: {note}")
+    embed.fit([t for r in train for t in _texts(r)])
+    t0 = time.perf_counter()
+    X = {name: feature_matrix(rs, embed).X for name, rs in (("train", train), ("validation", val), ("test", test))}
+    feature_seconds = time.perf_counter() - t0
+    names = feature_matrix(train[:1], embed).names
+    y_train = _labels(train)
+
+    selection = {}
+    best_name, best_model, best_acc = None, None, -1.0
+    for name, model in candidates(seed).items():
+        model.fit(X["train"], y_train)
+        # Without a validation split, select on training accuracy (reported as such).
+        Xs, ys = (X["validation"], _labels(val)) if val else (X["train"], y_train)
+        acc = float((model.predict(Xs) == ys).mean())
+        selection[name] = acc
+        log(f"  {name:<14} validation accuracy {acc:.4f}")
+        if acc > best_acc:
+            best_name, best_model, best_acc = name, model, acc
+    seconds = time.perf_counter() - start
+
+    metrics = {split: _scores(splits[split], best_model.predict(X[split]) if splits[split] else np.array([]))
+               for split in ("train", "validation", "test")}
+    meta = {
+        "kind": KIND,
+        "release": _release_info(Path(release)),
+        "embedder": embed.state(),
+        "embedder_note": note,
+        "classifier": best_name,
+        "selection": {"metric": "validation accuracy" if val else "train accuracy", "scores": selection},
+        "features": names,
+        "seed": seed,
+        "train_seconds": round(seconds, 2),
+        "feature_seconds": round(feature_seconds, 2),
+        "metrics": metrics,
+        "versions": _versions(),
+    }
+    save(out, best_model, embed, meta)
+    return meta
+
+
+def _texts(record: dict) -> list[str]:
+    t = record_texts(record)
+    return [t.query, *t.history, *t.documents]
+
+
+def _versions() -> dict[str, str]:
+    import sklearn
+
+    return {"scikit-learn": sklearn.__version__, "numpy": np.__version__}
+
+
+def save(out: Path, model: Any, embed: Any, meta: dict[str, Any]) -> None:
+    import joblib
+
+    from builder.io import atomic_path
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"classifier": model, "tfidf": embed.pipeline if isinstance(embed, TfidfEmbedder) else None}
+    with atomic_path(out / MODEL_FILE) as tmp:
+        joblib.dump(payload, tmp)
+    write_json(out / META_FILE, meta)
+
+
+_PRONOUN_ORDER = ("them", "it", "they", "this", "that", "these", "those", "there", "its", "their",
+                  "he", "she", "his", "her", "him", "one")
+_DEF_NP = re.compile(r"\bthe\s+([a-z][a-z\-]+)", re.IGNORECASE)
+
+
+def template_question(record: dict) -> str:
+    """A clarifying question from a template: the baseline classifies, it does not generate."""
+    q_words = words(record["query"])
+    for pronoun in _PRONOUN_ORDER:
+        if pronoun in q_words and (pronoun in PRONOUNS or pronoun in DEMONSTRATIVES):
+            return f'What does "{pronoun}" refer to in your question? Could you name it?'
+    match = _DEF_NP.search(record["query"])
+    if match:
+        return f"Could you tell me which {match.group(1).lower()} you mean?"
+    return "Could you clarify what you are asking about?"
+
+
+@dataclass
+class BaselinePredictor:
+    model: Any
+    embed: Any
+    meta: dict[str, Any]
+    name: str = "baseline"
+
+    @classmethod
+    def load(cls, path: str | Path) -> "BaselinePredictor":
+        import joblib
+
+        path = Path(path)
+        meta_path = path / META_FILE
+        if not meta_path.exists() or not (path / MODEL_FILE).exists():
+            raise InputError(f"{path}: not a baseline model directory (needs {META_FILE} and {MODEL_FILE})")
+        meta = read_json(meta_path)
+        if meta.get("kind") != KIND:
+            raise InputError(f"{meta_path}: field 'kind' is {meta.get('kind')!r}, expected {KIND!r}")
+        payload = joblib.load(path / MODEL_FILE)
+        if meta["embedder"]["name"] == TfidfEmbedder.name:
+            embed = TfidfEmbedder()
+            embed.pipeline = payload["tfidf"]
+        else:
+            try:
+                embed = MiniLMEmbedder(max_seq_length=meta["embedder"].get("max_seq_length", 128))
+            except ImportError as err:
+                raise InputError(f"{meta_path}: model was trained with {meta['embedder']['name']}, "
+                                 f"which is not installed here ({err})") from None
+        return cls(payload["classifier"], embed, meta, name=f"baseline:{path.name}")
+
+    def probabilities(self, records: list[dict]) -> np.ndarray:
+        if not records:
+            return np.zeros(0)
+        X = feature_matrix(records, self.embed).X
+        return self.model.predict_proba(X)[:, list(self.model.classes_).index(True)]
+
+    def predict(self, records: list[dict]) -> list[Prediction]:
+        out = []
+        for record, p in zip(records, self.probabilities(records)):
+            needs = bool(p >= 0.5)
+            question = template_question(record) if needs else None
+            raw = dumps({"clarification": question if needs else "CLEAR"})
+            out.append(Prediction(id=record["id"], needs_clarification=needs, clarification=question, raw=raw))
+        return out
+
+
+def summary_rows(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(split/slice, n, accuracy) rows for the CLI table; hard negatives get their own row."""
+    rows = []
+    for split in ("validation", "test"):
+        m = meta["metrics"].get(split, {})
+        if not m.get("n"):
+            continue
+        rows.append((split, str(m["n"]), f"{m['accuracy']:.4f}"))
+        for key in ("by_setting", "by_category"):
+            for value, s in m[key].items():
+                rows.append((f"  {split} · {value}", str(s["n"]), f"{s['accuracy']:.4f}"))
+    return rows
+
+
+def describe(meta: dict[str, Any]) -> str:
+    return json.dumps({k: meta[k] for k in ("classifier", "train_seconds", "embedder")}, sort_keys=True)
