@@ -1,8 +1,11 @@
 """Near-duplicate short strings at scale: char 3-gram MinHash LSH, verified with rapidfuzz.
 
-Never all-pairs: strings are blocked by MinHash band keys (after dropping the most common grams,
-which every English question shares), each candidate pair is verified with `fuzz.ratio`, and
-verified pairs are joined into clusters.
+Never all-pairs. Identical normalized strings are grouped first; the distinct strings are blocked by
+MinHash band keys (the most common grams, which every English question shares, never win a min), each
+bucket pairs a string with its next `window` bucket-mates (ordered by the string, or the reversed string,
+so strings sharing a prefix or suffix sit side by side), candidates failing two exact bounds (length,
+character counts) are dropped, the rest are checked with `fuzz.ratio`, and verified pairs are joined into
+clusters.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
-_MERSENNE = np.uint64((1 << 61) - 1)
+_ALPHABET = b"abcdefghijklmnopqrstuvwxyz0123456789 "
+_SYMBOLS = len(_ALPHABET) + 1  # the last one stands for any other byte (and pads strings under 3 chars)
+_LUT = np.full(256, _SYMBOLS - 1, dtype=np.intp)
+_LUT[np.frombuffer(_ALPHABET, dtype=np.uint8)] = np.arange(len(_ALPHABET))
+_GRAMS = _SYMBOLS**3  # 54,872 possible grams: ranks fit in uint16
 
 
 def normalize(text: str) -> str:
@@ -25,107 +32,204 @@ def normalize(text: str) -> str:
 
 @dataclass(frozen=True)
 class LshParams:
-    bands: int = 24
+    bands: int = 40
     rows: int = 4
-    drop_common: int = 64  # grams this frequent carry no signal ("wha", "the")
-    window: int = 6  # pairs per bucket: each string with its next `window` bucket-mates
-    chunk: int = 100_000
+    drop_common: int = 32  # grams this frequent carry no signal ("wha", "the")
+    window: int = 4  # pairs per bucket: each string with its next `window` bucket-mates
+    chunk: int = 200_000  # strings per signature chunk (bounds the gram arrays' memory)
     seed: int = 1
 
 
-def _gram_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """All char 3-grams as integers, and the start offset of each string's grams."""
-    padded = [(s if len(s) >= 3 else s.ljust(3, "_")).encode("utf-8") for s in strings]
-    lengths = np.fromiter((len(b) for b in padded), dtype=np.int64, count=len(padded))
-    buf = np.frombuffer(b"".join(padded), dtype=np.uint8).astype(np.uint64)
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    grams_per = lengths - 2
-    # Position p of the joined buffer starts a gram when p + 2 stays inside its own string.
-    owner_start = np.repeat(starts, grams_per)
-    local = np.arange(grams_per.sum(), dtype=np.int64) - np.repeat(np.cumsum(grams_per) - grams_per, grams_per)
-    pos = owner_start + local
-    grams = (buf[pos] << np.uint64(16)) | (buf[pos + 1] << np.uint64(8)) | buf[pos + 2]
-    gram_starts = np.cumsum(grams_per) - grams_per
-    return grams, gram_starts
+def _symbols(strings: list[str], pad: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Symbol codes of all strings joined (each padded to >= 3 if `pad`), and each string's start offset."""
+    raw = [s.encode("utf-8") for s in strings]
+    if pad:
+        raw = [b if len(b) >= 3 else b.ljust(3, b"\xff") for b in raw]
+    lengths = np.fromiter((len(b) for b in raw), dtype=np.int64, count=len(raw))
+    return _LUT[np.frombuffer(b"".join(raw), dtype=np.uint8)], np.cumsum(lengths) - lengths
 
 
-def _band_keys(grams: np.ndarray, gram_starts: np.ndarray, common: np.ndarray, params: LshParams) -> np.ndarray:
-    """(n_strings, bands) uint64 band keys from `bands * rows` multiply-shift MinHashes."""
+def _gram_ids(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Every char 3-gram as an id below `_GRAMS`, and the offset of each string's first gram."""
+    sym, starts = _symbols(strings)
+    ids = sym[:-2] * (_SYMBOLS * _SYMBOLS) + sym[1:-1] * _SYMBOLS + sym[2:]
+    # Drop the two grams that straddle each boundary between strings.
+    ends = np.append(starts[1:], len(sym))
+    straddle = np.concatenate([ends[:-1] - 2, ends[:-1] - 1])
+    ids = np.delete(ids, straddle)
+    return ids, starts - 2 * np.arange(len(starts))
+
+
+def _rank_tables(common: np.ndarray, params: LshParams) -> np.ndarray:
+    """(bands*rows, _GRAMS) uint16 random ranks; the common grams rank last, so they win no min but a string
+    made only of them still gets a signature."""
     rng = np.random.default_rng(params.seed)
     k = params.bands * params.rows
-    a = rng.integers(1, 1 << 62, size=k, dtype=np.uint64) | np.uint64(1)
-    b = rng.integers(0, 1 << 62, size=k, dtype=np.uint64)
-    # Common grams are made the largest possible value so they never win a min unless nothing else is left.
-    is_common = np.isin(grams, common) if len(common) else np.zeros(len(grams), dtype=bool)
-    keys = np.zeros((len(gram_starts), params.bands), dtype=np.uint64)
-    for band in range(params.bands):
-        key = np.zeros(len(gram_starts), dtype=np.uint64)
-        for r in range(params.rows):
-            i = band * params.rows + r
-            h = (grams * a[i] + b[i]) >> np.uint64(20)
-            h[is_common] = np.uint64(0xFFFFFFFFFFFF) - (grams[is_common] & np.uint64(0xFFFF))
-            m = np.minimum.reduceat(h, gram_starts)
-            key = (key * np.uint64(0x100000001B3)) ^ m
-        keys[:, band] = key
+    tables = np.empty((k, _GRAMS), dtype=np.uint16)
+    for i in range(k):
+        tables[i, np.argsort(rng.random(_GRAMS) + common)] = np.arange(_GRAMS, dtype=np.uint16)
+    return tables
+
+
+def _band_keys(strings: list[str], params: LshParams) -> np.ndarray:
+    """(n_strings, bands) uint64 band keys: each mixes `rows` MinHash values."""
+    n = len(strings)
+    step = max(1, n // 50_000)
+    sample, _ = _gram_ids(strings[::step])
+    counts = np.bincount(sample, minlength=_GRAMS)
+    common = np.zeros(_GRAMS, dtype=bool)
+    if params.drop_common > 0:
+        top = np.argsort(-counts, kind="stable")[: params.drop_common]
+        # Only grams in a good share of all strings count as common: in a small set the most frequent grams are
+        # the ones near-duplicates share, the very signal we need.
+        common[top[counts[top] >= max(20, 0.01 * len(range(0, n, step)))]] = True
+    tables = _rank_tables(common, params)
+    keys = np.zeros((n, params.bands), dtype=np.uint64)
+    for lo in range(0, n, params.chunk):
+        ids, starts = _gram_ids(strings[lo : lo + params.chunk])
+        # Common grams rank last, so they only matter in strings made of nothing else: skip them elsewhere.
+        rare = ~common[ids]
+        per = np.add.reduceat(rare, starts)
+        owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(ids))))
+        keep = rare | (per[owner] == 0)
+        ids = ids[keep]
+        starts = np.cumsum(np.bincount(owner[keep], minlength=len(starts))) - np.bincount(owner[keep], minlength=len(starts))
+        block = keys[lo : lo + params.chunk]
+        for i, table in enumerate(tables):
+            band = i // params.rows
+            m = np.minimum.reduceat(table[ids], starts).astype(np.uint64)
+            block[:, band] = (block[:, band] * np.uint64(0x9E3779B97F4A7C15)) ^ m
     return keys
 
 
-def _common_grams(strings: list[str], top: int) -> np.ndarray:
-    if top <= 0:
-        return np.zeros(0, dtype=np.uint64)
-    sample = strings[:: max(1, len(strings) // 50_000)]
-    grams, starts = _gram_arrays(sample)
-    owners = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(grams))))
-    pairs = np.unique(grams * np.uint64(1 << 24) + owners.astype(np.uint64)) >> np.uint64(24)
-    values, counts = np.unique(pairs, return_counts=True)
-    return np.sort(values[np.argsort(-counts, kind="stable")[:top]])
+def _lex_orders(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the strings in sorted order, and in sorted order of the reversed strings."""
+    backwards = [s[::-1] for s in strings]
+    return (np.array(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64),
+            np.array(sorted(range(len(strings)), key=backwards.__getitem__), dtype=np.int64))
 
 
-def candidate_pairs(strings: list[str], params: LshParams = LshParams()) -> np.ndarray:
-    """Candidate (i, j), i < j, from shared band keys, as an (m, 2) int64 array without repeats."""
+def _dedup_codes(codes: np.ndarray) -> np.ndarray:
+    flat = np.sort(codes)  # a plain sort beats np.unique on big integer arrays
+    keep = np.ones(len(flat), dtype=bool)
+    keep[1:] = flat[1:] != flat[:-1]
+    return flat[keep]
+
+
+def candidate_pairs(strings: list[str], params: LshParams = LshParams(), threshold: float | None = None) -> np.ndarray:
+    """Candidate (i, j), i < j, from shared band keys, as an (m, 2) int64 array without repeats. With a
+    `threshold`, pairs whose lengths alone rule out a ratio that high are left out."""
     n = len(strings)
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64)
-    common = _common_grams(strings, params.drop_common)
-    keys = np.zeros((n, params.bands), dtype=np.uint64)
-    for lo in range(0, n, params.chunk):
-        grams, starts = _gram_arrays(strings[lo : lo + params.chunk])
-        keys[lo : lo + params.chunk] = _band_keys(grams, starts, common, params)
-    codes = []
+    keys = _band_keys(strings, params)
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=n)
+    slack = 1.0 if threshold is None else 1 - threshold / 100
+    orders = _lex_orders(strings)
+    codes, pending, held = np.zeros(0, dtype=np.int64), [], 0
     for band in range(params.bands):
-        order = np.argsort(keys[:, band], kind="stable")
+        # Rows in lexicographic (even bands) or reversed-string (odd bands) order: a stable sort by key then
+        # leaves bucket-mates sharing a prefix (or suffix) side by side, where the window reaches them.
+        lex = orders[band % 2]
+        order = lex[np.argsort(keys[lex, band], kind="stable")]
         sk = keys[order, band]
         for shift in range(1, params.window + 1):
             same = sk[:-shift] == sk[shift:]
             if not same.any():
                 break
             i, j = order[:-shift][same], order[shift:][same]
-            lo_, hi_ = np.minimum(i, j), np.maximum(i, j)
-            codes.append(lo_.astype(np.int64) * n + hi_)
-    if not codes:
-        return np.zeros((0, 2), dtype=np.int64)
-    flat = np.sort(np.concatenate(codes))  # a plain sort beats np.unique on big integer arrays
-    keep = np.ones(len(flat), dtype=bool)
-    keep[1:] = flat[1:] != flat[:-1]
-    flat = flat[keep]
-    return np.stack([flat // n, flat % n], axis=1)
+            li, lj = lengths[i], lengths[j]
+            fits = np.abs(li - lj) <= slack * (li + lj) + 1e-9
+            i, j = i[fits], j[fits]
+            pending.append(np.minimum(i, j) * n + np.maximum(i, j))
+            held += len(pending[-1])
+        if held > max(params.chunk * 64, 2 * len(codes)) or band == params.bands - 1:  # repeats across bands go
+            codes = _dedup_codes(np.concatenate([codes, *pending]))
+            pending, held = [], 0
+    return np.stack([codes // n, codes % n], axis=1)
+
+
+def _char_counts(strings: list[str]) -> np.ndarray:
+    """(n, _SYMBOLS) uint8 character counts (saturating at 255), for the cheap distance bound."""
+    sym, starts = _symbols(strings, pad=False)
+    owner = np.repeat(np.arange(len(strings)), np.diff(np.append(starts, len(sym))))
+    counts = np.bincount(owner * _SYMBOLS + sym, minlength=len(strings) * _SYMBOLS)
+    return np.minimum(counts, 255).astype(np.uint8).reshape(len(strings), _SYMBOLS)
+
+
+def _may_match(strings: list[str], pairs: np.ndarray, threshold: float, block: int = 1_000_000) -> np.ndarray:
+    """Exact pre-filter: ratio >= t needs indel distance <= (1 - t/100)(l1 + l2); the length gap and the
+    L1 gap of the character counts are both lower bounds of that distance."""
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    counts = _char_counts(strings)
+    ok = np.zeros(len(pairs), dtype=bool)
+    for lo in range(0, len(pairs), block):
+        i, j = pairs[lo : lo + block, 0], pairs[lo : lo + block, 1]
+        total = lengths[i] + lengths[j]
+        budget = (1 - threshold / 100) * total + 1e-9
+        near = np.abs(lengths[i] - lengths[j]) <= budget
+        a, b = counts[i[near]], counts[j[near]]
+        gap = (np.maximum(a, b) - np.minimum(a, b)).sum(axis=1, dtype=np.int64)
+        idx = np.flatnonzero(near)
+        ok[lo + idx[gap <= budget[near]]] = True
+    return ok
 
 
 def verified_pairs(strings: list[str], pairs: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Keep the candidate pairs whose rapidfuzz ratio reaches `threshold`; returns (pairs, scores)."""
     if len(pairs) == 0:
         return pairs, np.zeros(0, dtype=np.float32)
+    pairs = pairs[_may_match(strings, pairs, threshold)]
     arr = np.asarray(strings, dtype=object)
     scores = process.cpdist(arr[pairs[:, 0]], arr[pairs[:, 1]], scorer=fuzz.ratio, workers=-1, score_cutoff=threshold)
     ok = scores >= threshold
-    return pairs[ok], scores[ok]
+    return pairs[ok], scores[ok].astype(np.float32)
+
+
+def distinct(strings: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct strings in first-seen order, and for each input the index of its distinct string."""
+    first: dict[str, int] = {}
+    inverse = np.fromiter((first.setdefault(s, len(first)) for s in strings), dtype=np.int64, count=len(strings))
+    return list(first), inverse
+
+
+def expand(inverse: np.ndarray, pairs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs over the original items from pairs over distinct strings (`inverse[i]` = item i's distinct
+    string), plus every pair of items with the identical string (score 100); sorted, i < j."""
+    n = len(inverse)
+    if n == 0:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
+    order = np.argsort(inverse, kind="stable")  # members of each distinct string, in item order
+    size = np.bincount(inverse)
+    first = np.cumsum(size) - size
+    # Identical: all (a, b), a < b, inside each group of 2+.
+    groups = np.flatnonzero(size > 1)
+    gsize = size[groups] ** 2
+    g = np.repeat(np.arange(len(groups)), gsize)
+    local = np.arange(gsize.sum()) - np.repeat(np.cumsum(gsize) - gsize, gsize)
+    a, b = local // size[groups][g], local % size[groups][g]
+    keep = a < b
+    base = first[groups][g][keep]
+    same_i, same_j = order[base + a[keep]], order[base + b[keep]]
+    # Near: every member of one string with every member of the other.
+    u, v = pairs[:, 0], pairs[:, 1]
+    tot = size[u] * size[v]
+    p = np.repeat(np.arange(len(pairs)), tot)
+    local = np.arange(tot.sum()) - np.repeat(np.cumsum(tot) - tot, tot)
+    near_i, near_j = order[first[u][p] + local // size[v][p]], order[first[v][p] + local % size[v][p]]
+    i = np.concatenate([same_i, np.minimum(near_i, near_j)]).astype(np.int64)
+    j = np.concatenate([same_j, np.maximum(near_i, near_j)]).astype(np.int64)
+    s = np.concatenate([np.full(len(same_i), 100.0, dtype=np.float32), scores[p]])
+    code_order = np.argsort(i * n + j, kind="stable")
+    return np.stack([i[code_order], j[code_order]], axis=1), s[code_order]
 
 
 def near_duplicate_pairs(texts: list[str], threshold: float = 92.0, params: LshParams = LshParams()) -> tuple[np.ndarray, np.ndarray]:
-    """Verified near-duplicate pairs of `texts` (normalized before comparison)."""
-    strings = [normalize(t) for t in texts]
-    return verified_pairs(strings, candidate_pairs(strings, params), threshold)
+    """Verified near-duplicate pairs (i, j), i < j, of `texts` (normalized before comparison) with their
+    ratio scores; items with the identical normalized text are all paired with each other (score 100)."""
+    strings, inverse = distinct([normalize(t) for t in texts])
+    pairs, scores = verified_pairs(strings, candidate_pairs(strings, params, threshold), threshold)
+    return expand(inverse, pairs, scores)
 
 
 def clusters(n: int, pairs: np.ndarray) -> np.ndarray:
