@@ -27,7 +27,7 @@ CLI = [sys.executable, "-c", "from builder.cli import main; main()"]
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    return write_hand_release(tmp_path_factory.mktemp("dist"), train=4, validation=1, test=2)
+    return write_hand_release(tmp_path_factory.mktemp("dist"), train=6, validation=1, test=2)
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +42,10 @@ def base(tmp_path_factory, release) -> Path:
     return tiny_llama(tmp_path_factory.mktemp("tiny-llama"), texts)
 
 
-# A random model: a high learning rate and every linear layer, so 30 steps are enough to learn the format.
-SETTINGS = dict(r=8, alpha=16, dropout=0.0, lr=2e-2, epochs=40, batch_size=4, eval_every=10, patience=50,
+# A random model: a high learning rate and every linear layer, so 80 steps are enough to learn the format.
+SETTINGS = dict(r=8, alpha=16, dropout=0.0, lr=2e-2, epochs=40, batch_size=6, eval_every=10, patience=50,
                 max_length=512, target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
-                                                "down_proj"], max_steps=30, log_every=5)
+                                                "down_proj"], max_steps=80, log_every=5)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_training_lowers_the_loss_and_saves_adapter_log_and_config(trained):
     assert train_losses[-1] < 0.5 * train_losses[0]
     assert min(val_losses) < val_losses[0]  # step-0 loss is the untrained adapter's
     saved = json.loads((out / "train_config.json").read_text())
-    assert saved["kind"] == "clariedge-lora" and saved["steps"] == 30 and saved["stop"] == "step cap 30"
+    assert saved["kind"] == "clariedge-lora" and saved["steps"] == 80 and saved["stop"] == "step cap 80"
     assert saved["settings"]["r"] == 8 and saved["prompt"]["name"] == "lora_instruction"
     assert config["best_validation_loss"] == min(val_losses)
 
@@ -91,7 +91,7 @@ def test_training_lowers_the_loss_and_saves_adapter_log_and_config(trained):
 def test_reloaded_adapter_predicts_parseable_json(trained, release, base):
     out, _ = trained
     test = load_release(release)["test"]
-    predictor = LoraPredictor(str(base), out, batch_size=4, max_new_tokens=40, device="cpu")
+    predictor = LoraPredictor(str(base), out, batch_size=4, max_new_tokens=64, device="cpu")
     predictions = predictor.predict(test)
     assert [p.id for p in predictions] == [r["id"] for r in test]
     parsed = [p for p in predictions if p.needs_clarification is not None]
@@ -120,7 +120,7 @@ def test_cli_predict_writes_a_predictions_file(trained, release, base, tmp_path)
     preds = tmp_path / "preds.jsonl"
     proc = subprocess.run([*CLI, "predict", "--base", str(base), "--adapter", str(out), "--release",
                            str(release), "--split", "test", "--out", str(preds), "--batch-size", "4",
-                           "--max-new-tokens", "40", "--device", "cpu"],
+                           "--max-new-tokens", "64", "--device", "cpu"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in preds.read_text().splitlines()]

@@ -24,7 +24,7 @@ ENTITIES = [
     ("the Everest climb", "Mount Everest", "height"),
 ]
 OTHER = ["Sahara Desert", "Louvre Museum", "Bitcoin", "Kubernetes autoscaler", "Amazon rainforest"]
-QUESTION = 'What does "it" refer to in your question? Could you name it?'
+QUESTION = "Which thing do you mean? Could you name it?"
 TOPICS = "The documents cover more than one topic. Which one are you asking about?"
 
 
