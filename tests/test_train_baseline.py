@@ -130,3 +130,17 @@ def test_cli_train_baseline_on_the_demo_build(demo_release, tmp_path):
     rows = [json.loads(line) for line in preds.read_text().splitlines()]
     assert [r["id"] for r in rows] == [r["id"] for r in test]
     assert "0 malformed" in proc.stderr
+
+
+def test_predict_summary_counts_malformed_outputs_as_wrong():
+    from builder.evaluate.predictors import prediction_from_output
+    from builder.train.predict import summarize
+
+    records = [{"id": "a", "needs_clarification": False}, {"id": "b", "needs_clarification": True},
+               {"id": "c", "needs_clarification": True}]
+    predictions = [prediction_from_output("a", '{"clarification":"CLEAR"}'),
+                   prediction_from_output("b", '{"clarification":"Which one?"}'),
+                   prediction_from_output("c", '{"clarification": "unterminated')]
+    summary = summarize(records, predictions)
+    assert summary["malformed"] == 1 and summary["accuracy"] == pytest.approx(2 / 3)
+    assert summary["malformed_examples"][0].startswith("c: not JSON and not CLEAR")
