@@ -142,3 +142,30 @@ def test_sigkill_mid_build_then_rerun_reasks_nothing_answered(server, first, tmp
     assert {k for k in a if a[k] != b.get(k)} == set(), {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k) and k != "files"}
     assert _files(resumed) == _files(release)
     shutil.rmtree(tmp_path / "cache")
+
+
+MTRAG_LLM = ROOT / "configs" / "mtrag-llm.yaml"
+SHARED_MTRAG = ROOT.parent / "shared" / "data" / "mtrag" / "conversations" / "conversations.json"
+
+
+@pytest.mark.skipif(not SHARED_MTRAG.exists(), reason="../shared/data/mtrag absent")
+def test_mtrag_llm_build_then_rerun_makes_zero_requests(server, tmp_path):
+    """The issue's 'done when': the MTRAG build through the LLM generators, then a fully cached rerun."""
+    server.reset()
+    cmd = [*CLI, "build", "--config", str(MTRAG_LLM), "--base-url", server.url, "--cache", str(tmp_path / "cache")]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    done = subprocess.run([*cmd, "--out", str(tmp_path / "a")], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first_requests = server.requests
+    release = Path(done.stdout.strip().splitlines()[-1])
+    manifest = json.loads((release / "manifest.json").read_text())
+    # The server also counts re-asks after an invalid reply; the manifest counts the requests the build needs.
+    assert first_requests > 500 and 0 < manifest["llm"]["requests"] <= first_requests, manifest["llm"]
+    assert manifest["counts"]["quarantined"] == 0 and manifest["leakage"]["passed"]
+    methods = {r["provenance"]["method"] for rows in load_release(release).values() for r in rows}
+    assert {"llm_ambiguate", "llm_hard_negative"} <= methods
+    server.reset()
+    again = subprocess.run([*cmd, "--out", str(tmp_path / "b")], capture_output=True, text=True, env=env, timeout=900)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert server.requests == 0
+    assert _files(Path(again.stdout.strip().splitlines()[-1])) == _files(release)

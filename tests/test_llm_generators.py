@@ -20,21 +20,23 @@ from builder.validate import validate
 
 
 def _field(text: str, label: str) -> str:
-    return re.search(rf"^{label}: (.*)$", text, re.MULTILINE).group(1)
+    found = re.search(rf"^{label}: (.*)$", text, re.MULTILINE)
+    return found.group(1) if found else ""
 
 
 def responder(body: dict) -> str | None:
     """Plausible replies per prompt, so the records are checkable (the fake server routes by schema name)."""
     name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
-    user = body["messages"][-1]["content"]
+    # The prompt's own user message (a re-ask appends more turns after it).
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
     if name == "ambiguate":
         clear = _field(user, "Clear question")
         return json.dumps({"ambiguous_query": f"which one: {clear.rstrip('?').split()[-1]}?",
                            "category": _field(user, "Kind of ambiguity wanted"),
                            "interpretations": [clear, f"{clear} (the other one)"], "removed": "the entity"})
     if name == "clarify":
-        readings = re.findall(r"^- (.*)$", user, re.MULTILINE)
-        return json.dumps({"pattern": _field(user, "Pattern"), "question": f"Do you mean {readings[0]} or {readings[1]}?"})
+        readings = re.findall(r"^- (.*)$", user, re.MULTILINE) + ["this", "that"]
+        return json.dumps({"pattern": _field(user, "Pattern") or "open", "question": f"Do you mean {readings[0]} or {readings[1]}?"})
     if name == "hard_negative":
         clear = _field(user, "Standalone question")
         return json.dumps({"rewrite": f"and {clear.split()[-1]}", "form": _field(user, "Form wanted"),
