@@ -607,14 +607,16 @@ def _aspect_rivals(
 
 
 def standalone_clear(ctx: TurnContext, post_share: float) -> Iterator[Record | Rejection]:
-    """Easy negatives: the fully specified query, in its own context, before or after retrieval."""
-    method, version = "standalone_clear", "2"
+    """Easy negatives: the fully specified query, before or after retrieval. Half of the later turns
+    are asked with no history, as in a fresh chat: otherwise an empty history would almost always mean
+    'needs clarification' and a model could learn that shortcut instead of reading the query."""
+    method, version = "standalone_clear", "3"
     query = ctx.standalone
     if tx.has_anaphor(query) in {"it", "they", "them", "this", "that", "these", "those"} and ctx.turn > 1:
         yield ctx.reject(method, "standalone form still contains a pronoun", query)
         return
     rng = ctx.rng(method)
-    history = ctx.history
+    history = ctx.history if rng.random() < 0.5 else []
     docs = [p.as_document() for p in ctx.relevant_passages()[:3]]
     settings = ["pre_retrieval"] + (["post_retrieval"] if docs and rng.random() < post_share else [])
     for setting in settings:
@@ -640,4 +642,4 @@ GENERATORS: dict[str, Callable] = {
     "passage_twins": passage_twins,
     "standalone_clear": standalone_clear,
 }
-METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "4", "fragment_twins": "3", "passage_twins": "5", "standalone_clear": "2"}
+METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "4", "fragment_twins": "3", "passage_twins": "5", "standalone_clear": "3"}
