@@ -144,3 +144,17 @@ def test_predict_summary_counts_malformed_outputs_as_wrong():
     summary = summarize(records, predictions)
     assert summary["malformed"] == 1 and summary["accuracy"] == pytest.approx(2 / 3)
     assert summary["malformed_examples"][0].startswith("c: not JSON and not CLEAR")
+
+
+def test_self_contained_features_tell_a_generic_kind_from_a_named_thing():
+    def rec(query, history=()):
+        return {"query": query, "setting": "pre_retrieval", "documents": [],
+                "history": [{"role": "user", "content": h} for h in history]}
+
+    generic, named = rec("Is the river important?"), rec("Is the Penobscot River important?")
+    assert feature(generic, "generic_heads_unresolved") == 1 and feature(generic, "query_entities") == 0
+    assert feature(named, "query_entities") == 1 and feature(named, "generic_heads") == 0
+    resolved = rec("Is the river important?", ["Where does the Penobscot River rise?"])
+    assert feature(resolved, "generic_heads_unresolved") == 0
+    assert feature(rec("annual fee?"), "fragment") == 1 and feature(named, "fragment") == 0
+    assert feature(resolved, "stems_in_history_frac") > feature(rec("Is the river important?", ["hi"]), "stems_in_history_frac")

@@ -31,8 +31,9 @@ def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
     """The classifiers tried; the one with the best validation accuracy is kept (ties: the first).
 
     Columns are [query embedding | similarity | hand features]. The query embedding alone is weak
-    (twins share the query and differ in context), so the linear model leaves it out and the trees
-    see it through a 32-component PCA.
+    (twins share the query and differ in context) and the trees overfit it: in grouped 5-fold CV on
+    train+validation, leaving it out of a regularised HGB scored best, so that comes first; the
+    variant that sees it through a 32-component PCA is still tried.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.decomposition import PCA
@@ -48,13 +49,20 @@ def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
         return make_pipeline(ColumnTransformer([("context", "passthrough", rest)]), StandardScaler(),
                              LogisticRegression(C=1.0, max_iter=3000, random_state=seed))
 
-    def hgb():
+    def hgb():  # context only, shallow and regularised
+        return make_pipeline(ColumnTransformer([("context", "passthrough", rest)]),
+                             HistGradientBoostingClassifier(max_iter=400, learning_rate=0.05, max_leaf_nodes=15,
+                                                            min_samples_leaf=40, l2_regularization=1.0,
+                                                            random_state=seed))
+
+    def hgb_pca():
         pca = PCA(n_components=max(1, min(32, emb_dim, n_train - 1)), random_state=seed)
         return make_pipeline(ColumnTransformer([("query", pca, emb), ("context", "passthrough", rest)]),
                              HistGradientBoostingClassifier(max_iter=300, learning_rate=0.08, random_state=seed))
 
     return {
         "vote(logreg,hgb)": VotingClassifier([("logreg", logreg()), ("hgb", hgb())], voting="soft"),
+        "vote(logreg,hgb+pca)": VotingClassifier([("logreg", logreg()), ("hgb", hgb_pca())], voting="soft"),
         "hgb": hgb(),
         "logreg": logreg(),
     }
@@ -104,6 +112,8 @@ def load_splits(release: Path) -> dict[str, list[dict]]:
 def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int = 13,
                    log=print) -> dict[str, Any]:
     """Train, select on validation, evaluate on test, save. Returns the metadata written."""
+    from threadpoolctl import threadpool_limits
+
     start = time.perf_counter()
     splits = load_splits(release)
     train, val, test = splits["train"], splits["validation"], splits["test"]
@@ -123,7 +133,8 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     selection = {}
     best_name, best_model, best_acc = None, None, -1.0
     for name, model in candidates(seed, emb_dim, len(train)).items():
-        model.fit(X["train"], y_train)
+        with threadpool_limits(2):  # the machine has 2 cores; more BLAS threads only contend
+            model.fit(X["train"], y_train)
         # Without a validation split, select on training accuracy (reported as such).
         Xs, ys = (X["validation"], _labels(val)) if val else (X["train"], y_train)
         acc = float((model.predict(Xs) == ys).mean())

@@ -70,6 +70,26 @@ HAND_FEATURES = (
     "documents",
     "distinct_titles",
     "distinct_title_heads",
+    # Is the query self-contained? (named things, generic "the <kind>", fragments)
+    "query_entities",
+    "query_entities_in_context",
+    "query_entities_novel",
+    "generic_heads",
+    "generic_heads_unresolved",
+    "generic_head_context_entities",
+    "anaphor",
+    "ellipsis_opener",
+    "fragment",
+    "query_has_verb_or_wh",
+    "query_content_stems_log",
+    "query_possessive",
+    "query_first_person",
+    "query_digits",
+    "stems_in_history",
+    "stems_in_history_frac",
+    "stems_in_last_turns_frac",
+    "stems_in_best_turn_frac",
+    "stems_in_documents_frac",
 )
 
 SIM_FEATURES = (
@@ -129,7 +149,76 @@ def hand_features(record: dict[str, Any]) -> list[float]:
         float(len(documents)),
         float(len(set(titles))),
         float(len(title_heads)),
+        *_self_contained(query, hist_text, doc_text),
+        *_stem_overlap(query, [t["content"] for t in history], doc_text),
     ]
+
+
+def _stem_overlap(query: str, turns: list[str], doc_text: str) -> list[float]:
+    """Query content words found in the history, its last exchange, its best turn, the passages."""
+    from builder.synthesize import text as tx
+
+    q = tx.content_stems(query)
+    if not q:
+        return [0.0] * 5
+    every = frozenset().union(*(tx.content_stems(t) for t in turns)) if turns else frozenset()
+    last = frozenset().union(*(tx.content_stems(t) for t in turns[-2:])) if turns else frozenset()
+    best = max((len(q & tx.content_stems(t)) for t in turns), default=0)
+    docs = tx.content_stems(doc_text) if doc_text else frozenset()
+    return [float(len(q & every)), len(q & every) / len(q), len(q & last) / len(q), best / len(q),
+            len(q & docs) / len(q)]
+
+
+_POSSESSIVE = re.compile(r"\w['’]s\b")
+_FIRST_PERSON = frozenset("i my me we our us i'm i've".split())
+
+
+def _self_contained(query: str, hist_text: str, doc_text: str) -> list[float]:
+    """Named entities vs generic kinds in the query, and whether the context names them."""
+    from builder.synthesize import text as tx
+
+    context = f"{hist_text} {doc_text}"
+    ents = tx.entities(query)
+    in_ctx = sum(tx.mentions(context, e.text) for e in ents) if context.strip() else 0
+    heads = lexicon_heads()
+    low = [w.lower() for w in tx.words(query)]
+    # "the river", "the song": a kind named without saying which one.
+    generic = {tx.stem(m.group(1)) for m in _DEFINITE.finditer(query)} & heads
+    generic -= {e.head for e in ents if e.head}
+    ctx_stems = tx.content_stems(context) if context.strip() else frozenset()
+    unresolved = sum(g not in ctx_stems for g in generic)
+    # How many different named things of that kind the context offers (2+ -> which one?).
+    ctx_ents = {e.text.lower() for e in tx.entities(context) if e.head in generic} if generic else set()
+    verbs = _verbs()
+    has_verb = any(w in verbs or w in _WH or w.endswith("ed") or w.endswith("ing") for w in low)
+    return [
+        float(len(ents)),
+        float(in_ctx),
+        float(len(ents) - in_ctx),
+        float(len(generic)),
+        float(unresolved),
+        float(min(len(ctx_ents), 5)),
+        float(tx.has_anaphor(query) is not None),
+        float(tx.is_elliptical(query)),
+        float(len(low) <= 3),
+        float(has_verb),
+        float(np.log1p(len(tx.content_stems(query)))),
+        float(bool(_POSSESSIVE.search(query))),
+        float(any(w in _FIRST_PERSON for w in low)),
+        float(any(c.isdigit() for c in query)),
+    ]
+
+
+def lexicon_heads() -> frozenset[str]:
+    from builder.synthesize import text as tx
+
+    return frozenset(tx.lexicon()["heads"])
+
+
+def _verbs() -> frozenset[str]:
+    from builder.synthesize import text as tx
+
+    return frozenset(tx.lexicon()["verbs"])
 
 
 @dataclass
