@@ -175,7 +175,7 @@ def _kind_of(referent: str) -> str:
 def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     """MTRAG follow-ups that lean on the history: the turn in context is a hard negative; the same
     words stitched after an unrelated (or empty) history need clarification."""
-    method, version = "followup_twins", "2"
+    method, version = "followup_twins", "4"
     if ctx.turn == 1 or not ctx.rewrite:
         return
     history = ctx.history
@@ -216,6 +216,10 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         yield ctx.reject(method, f"query already names the referent '{referent}'")
         return
     yield negative
+    if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
+        # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
+        yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
+        return
     # The same words after an unrelated history and after none: two contexts, both unresolved.
     first = donor_history(ctx, rng, empty_share=0.0, avoid=lambda text: tx.mentions_any(text, referent))
     contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] else [])
@@ -610,10 +614,11 @@ def standalone_clear(ctx: TurnContext, post_share: float) -> Iterator[Record | R
     """Easy negatives: the fully specified query, before or after retrieval. Half of the later turns
     are asked with no history, as in a fresh chat: otherwise an empty history would almost always mean
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
-    method, version = "standalone_clear", "3"
+    method, version = "standalone_clear", "4"
     query = ctx.standalone
-    if tx.has_anaphor(query) in {"it", "they", "them", "this", "that", "these", "those"} and ctx.turn > 1:
-        yield ctx.reject(method, "standalone form still contains a pronoun", query)
+    if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
+        # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
+        yield ctx.reject(method, "standalone form contains a pronoun", query)
         return
     rng = ctx.rng(method)
     history = ctx.history if rng.random() < 0.5 else []
@@ -635,6 +640,8 @@ def standalone_clear(ctx: TurnContext, post_share: float) -> Iterator[Record | R
         )
 
 
+PERSONAL_PRONOUNS = frozenset({"it", "they", "them", "he", "him", "his", "she", "her", "these", "those"})
+
 GENERATORS: dict[str, Callable] = {
     "followup_twins": followup_twins,
     "entity_twins": entity_twins,
@@ -642,4 +649,4 @@ GENERATORS: dict[str, Callable] = {
     "passage_twins": passage_twins,
     "standalone_clear": standalone_clear,
 }
-METHOD_VERSIONS = {"followup_twins": "2", "entity_twins": "4", "fragment_twins": "3", "passage_twins": "5", "standalone_clear": "3"}
+METHOD_VERSIONS = {"followup_twins": "4", "entity_twins": "4", "fragment_twins": "3", "passage_twins": "5", "standalone_clear": "4"}

@@ -72,9 +72,8 @@ def is_elliptical(text: str) -> bool:
 def is_fragment(text: str) -> bool:
     """Very short, or with no wh-word and no verb-like auxiliary: 'refund policy?', 'Renters'."""
     ws = [w.lower() for w in words(text)]
-    if len(ws) <= 3:
-        return True
-    return False
+    # 'What are ETFs?' is short but a whole question.
+    return len(ws) <= 3 and not (ws and ws[0] in lexicon()["wh_words"])
 
 
 @dataclass(frozen=True)
