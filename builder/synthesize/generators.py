@@ -158,6 +158,26 @@ def pick_pattern_options(ctx: TurnContext, head: str, exclude: str) -> list[str]
 # --- generators -------------------------------------------------------------------------------
 
 
+def _resolved_by_history(
+    ctx: TurnContext, query: str, where: int | None, referent: str, resolved: str, pair: str, method: str, version: str
+) -> Record:
+    """A hard negative: `query` after the turn's own history, whose turn `where` names `referent`."""
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=ctx.history,
+        query=query,
+        documents=[],
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[resolved],
+        target=clear_target(),
+        resolution={"source": "history", "turn_index": where, "document_id": None, "referent": referent, "resolved_query": resolved},
+        pair_id=pair,
+        provenance=ctx.provenance(method, version),
+    )
+
+
 def _fuzzy_names(query: str, referent: str) -> bool:
     """A misspelled mention still names the referent ('Carollina')."""
     from rapidfuzz import fuzz
@@ -190,26 +210,7 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     anaphor = tx.has_anaphor(ctx.query)
     fragment = tx.is_fragment(ctx.query)
     pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
-    negative = Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=history,
-        query=ctx.query,
-        documents=[],
-        needs_clarification=False,
-        category="hard_negative",
-        interpretations=[ctx.rewrite],
-        target=clear_target(),
-        resolution={
-            "source": "history",
-            "turn_index": resolving_turn(history, referent),
-            "document_id": None,
-            "referent": referent,
-            "resolved_query": ctx.rewrite,
-        },
-        pair_id=pair,
-        provenance=ctx.provenance(method, version),
-    )
+    negative = _resolved_by_history(ctx, ctx.query, resolving_turn(history, referent), referent, ctx.rewrite, pair, method, version)
     rng = ctx.rng(method)
     if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent):
         yield negative
@@ -360,26 +361,7 @@ def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     elif rivals and entity.head:
         yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
     else:
-        yield Record(
-            domain=ctx.conv.domain,
-            setting="pre_retrieval",
-            history=own,
-            query=generic,
-            documents=[],
-            needs_clarification=False,
-            category="hard_negative",
-            interpretations=[ctx.standalone],
-            target=clear_target(),
-            resolution={
-                "source": "history",
-                "turn_index": where,
-                "document_id": None,
-                "referent": entity.text,
-                "resolved_query": ctx.standalone,
-            },
-            pair_id=pair,
-            provenance=ctx.provenance(method, version),
-        )
+        yield _resolved_by_history(ctx, generic, where, entity.text, ctx.standalone, pair, method, version)
 
 
 def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
@@ -425,26 +407,7 @@ def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
     if where is None:
         yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
         return
-    yield Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=own,
-        query=fragment,
-        documents=[],
-        needs_clarification=False,
-        category="hard_negative",
-        interpretations=[ctx.standalone],
-        target=clear_target(),
-        resolution={
-            "source": "history",
-            "turn_index": where,
-            "document_id": None,
-            "referent": entity.text,
-            "resolved_query": ctx.standalone,
-        },
-        pair_id=pair,
-        provenance=ctx.provenance(method, version),
-    )
+    yield _resolved_by_history(ctx, fragment, where, entity.text, ctx.standalone, pair, method, version)
 
 
 def _distinct(names: list[str]) -> list[str]:
