@@ -6,6 +6,7 @@ The file's sha256 goes into provenance, so an edited prompt is visible in every 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,8 @@ from builder.llm.spec import RequestSpec
 from builder.resources import resource
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+# Compact, sorted, unescaped JSON: the exact string a few-shot answer or a trained target looks like.
+_ENV.filters["compact_json"] = lambda value: json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
