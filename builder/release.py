@@ -75,10 +75,8 @@ def read_parquet_records(path: Path) -> list[dict[str, Any]]:
     """Records back from a release parquet file, with absent optional fields dropped as the schema expects."""
     rows = pq.read_table(path).to_pylist()
     for row in rows:
-        for key in ("provenance",):
-            row[key] = {k: v for k, v in row[key].items() if v is not None}
-        if row.get("resolution"):
-            row["resolution"] = {k: v for k, v in row["resolution"].items()}
+        # Parquet structs carry every field; the schema wants absent optional provenance fields left out.
+        row["provenance"] = {k: v for k, v in row["provenance"].items() if v is not None}
     return rows
 
 
