@@ -12,22 +12,15 @@ from jsonschema import Draft202012Validator
 from builder.conversation import Conversation, Passage, Turn
 from builder.errors import InputError
 from builder.io import iter_jsonl, read_json, read_text
-from builder.resources import load_schema, resource
+from builder.resources import load_schema
 
 MAX_REPORTED = 20
 _MTRAG_DOMAINS = {"clapnq": "clapnq", "govt": "govt", "fiqa": "fiqa", "ibmcloud": "ibmcloud", "cloud": "ibmcloud"}
 
 
 def demo_corpus() -> Path:
-    return resource("builder/data/demo/conversations.jsonl") if _in_checkout() else resource("data/demo/conversations.jsonl")
-
-
-def _in_checkout() -> bool:
-    try:
-        resource("builder/data/demo/conversations.jsonl")
-        return True
-    except FileNotFoundError:
-        return False
+    """The embedded demo corpus, shipped inside the package."""
+    return Path(__file__).resolve().parent / "data" / "demo" / "conversations.jsonl"
 
 
 def detect_format(path: Path) -> str:
