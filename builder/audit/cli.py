@@ -149,6 +149,23 @@ def suspects(
         typer.echo(f"  {s.rank:>3}. {s.record_id} {s.score:.3f} {s.reason}")
 
 
+def _release_and_labels(release: Path, labels: Optional[Path], annotations_dir: Path):
+    """The release and its human labels, refusing labels for records the release does not hold."""
+    from builder.audit.annotations import labels_path, load_labels
+    from builder.audit.release import open_release
+    from builder.errors import InputError
+
+    rel = open_release(release)
+    labels = labels or labels_path(annotations_dir, rel)
+    if not labels.exists():
+        raise InputError(f"{labels}: no human labels yet (run `clariedge audit import` first)")
+    annotations = load_labels(labels)
+    unknown = sorted({a.record_id for a in annotations} - set(rel.records))
+    if unknown:
+        raise InputError(f"{labels}: {len(unknown)} record id(s) not in release {rel.name} {rel.version}, e.g. {unknown[0]}")
+    return rel, annotations
+
+
 @app.command()
 def report(
     release: Path = RELEASE,
@@ -159,21 +176,11 @@ def report(
     annotations_dir: Path = ANNOTATIONS_DIR,
 ) -> None:
     """Write audit.md and audit.json with tables, plus PNG plots (confusion matrix, per-category error rates)."""
-    from builder.audit.annotations import labels_path, load_labels
     from builder.audit.metrics import compute_metrics
-    from builder.audit.release import open_release
     from builder.audit.report import write_report
-    from builder.errors import InputError
     from builder.io import read_jsonl
 
-    rel = open_release(release)
-    labels = labels or labels_path(annotations_dir, rel)
-    if not labels.exists():
-        raise InputError(f"{labels}: no human labels yet (run `clariedge audit import` first)")
-    annotations = load_labels(labels)
-    unknown = sorted({a.record_id for a in annotations} - set(rel.records))
-    if unknown:
-        raise InputError(f"{labels}: {len(unknown)} record id(s) not in release {rel.name} {rel.version}, e.g. {unknown[0]}")
+    rel, annotations = _release_and_labels(release, labels, annotations_dir)
     metrics = compute_metrics(rel, annotations)
     found = None
     if suspects_file:
@@ -196,19 +203,9 @@ def apply(
     annotations_dir: Path = ANNOTATIONS_DIR,
 ) -> None:
     """Turn human labels into label fixes (provenance.label_source = human) for the next release."""
-    from builder.audit.annotations import labels_path, load_labels
     from builder.audit.apply import plan_fixes, summary, write_fixes, write_patch_release
-    from builder.audit.release import open_release
-    from builder.errors import InputError
 
-    rel = open_release(release)
-    labels = labels or labels_path(annotations_dir, rel)
-    if not labels.exists():
-        raise InputError(f"{labels}: no human labels yet (run `clariedge audit import` first)")
-    annotations = load_labels(labels)
-    unknown = sorted({a.record_id for a in annotations} - set(rel.records))
-    if unknown:
-        raise InputError(f"{labels}: {len(unknown)} record id(s) not in release {rel.name} {rel.version}, e.g. {unknown[0]}")
+    rel, annotations = _release_and_labels(release, labels, annotations_dir)
     fixes = plan_fixes(rel, annotations, drop_unfixable=drop_unfixable)
     out = out or annotations_dir / rel.version / "fixes.jsonl"
     write_fixes(out, fixes)

@@ -117,6 +117,17 @@ def donor_history(
     return [], {"conversation_id": "", "turns": 0}
 
 
+def unrelated_contexts(
+    ctx: TurnContext, rng: random.Random, avoid: Callable[[str], bool], empty_share: float = 1.0
+) -> list[tuple[list[dict], dict]]:
+    """An unrelated history from the block and, for `empty_share` of the turns, no history at all too."""
+    first = donor_history(ctx, rng, empty_share=0.0, avoid=avoid)
+    empty = ([], {"conversation_id": "", "turns": 0})
+    if first[0] and (empty_share >= 1.0 or rng.random() < empty_share):
+        return [first, empty]
+    return [first]
+
+
 def topic_of(history: list[dict[str, str]]) -> str | None:
     """A name for what an unrelated history is about: its first named entity."""
     for h in history:
@@ -222,9 +233,7 @@ def followup_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
         return
     # The same words after an unrelated history and after none: two contexts, both unresolved.
-    first = donor_history(ctx, rng, empty_share=0.0, avoid=lambda text: tx.mentions_any(text, referent))
-    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] else [])
-    for stitched, source in contexts:
+    for stitched, source in unrelated_contexts(ctx, rng, lambda text: tx.mentions_any(text, referent)):
         yield _unresolved_followup(ctx, rng, stitched, source, referent, anaphor, fragment, pair, method, version)
 
 
@@ -319,9 +328,7 @@ def entity_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
 
     # After an unrelated history and after none: two contexts in which the generic words stay open.
-    first = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
-    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] else [])
-    for stitched, source in contexts:
+    for stitched, source in unrelated_contexts(ctx, rng, resolves):
         topic = topic_of(stitched)
         if entity.head:
             alt = options[0] if options else f"another {entity.head}"
@@ -380,10 +387,8 @@ def fragment_twins(ctx: TurnContext) -> Iterator[Record | Rejection]:
         return
     rng = ctx.rng(method)
     pair = "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
-    first = donor_history(ctx, rng, empty_share=0.0, avoid=lambda text: tx.mentions_any(text, entity.text))
     # A fragment after no history at all is added for half the turns: fragments are many already.
-    contexts = [first] + ([([], {"conversation_id": "", "turns": 0})] if first[0] and rng.random() < 0.5 else [])
-    for stitched, source in contexts:
+    for stitched, source in unrelated_contexts(ctx, rng, lambda text: tx.mentions_any(text, entity.text), empty_share=0.5):
         question, pattern = clarification("fragment", rng)
         topic = topic_of(stitched)
         other = f"a question about {fragment[:-1]} for {topic}" if topic else f"a question about {fragment[:-1]} for something else"
