@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builder.evaluate import metrics
-from builder.evaluate.predictors import parse_model_output
+from builder.predict import parse_model_output
 from builder.evaluate.quality import embedding_cosine, rouge_l, summarize
 
 GOLD = [True, True, True, True, False, False, False, False, False, False]

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from builder.evaluate.chat import Endpoint, complete_many
-from builder.evaluate.predictors import Prediction, prediction_from_output
+from builder.predict import Prediction, prediction_from_output
 from builder.evaluate.prompting import load_prompt
 
 PROMPT = "predict_clarification"

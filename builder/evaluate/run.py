@@ -8,7 +8,7 @@ from typing import Any
 
 from builder.errors import InputError
 from builder.evaluate import metrics, quality
-from builder.evaluate.predictors import Prediction, Predictor
+from builder.predict import Prediction, Predictor
 from builder.record import SPLITS
 
 MAX_ERROR_EXAMPLES = 20

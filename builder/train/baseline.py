@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from builder.errors import InputError
-from builder.evaluate.predictors import Prediction
+from builder.predict import Prediction
 from builder.io import dumps, read_json, write_json
 from builder.train.embed import MiniLMEmbedder, TfidfEmbedder, make_embedder
 from builder.train.features import DEMONSTRATIVES, PRONOUNS, feature_matrix, record_texts, words

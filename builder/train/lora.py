@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from builder.errors import InputError
-from builder.evaluate.predictors import Prediction, prediction_from_output
+from builder.predict import Prediction, prediction_from_output
 from builder.io import read_json, write_json, write_jsonl
 from builder.record import model_output
 
