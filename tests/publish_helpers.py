@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.card import render_card
-from builder.publish.versioning import schema_sha256
+from builder.release.versioning import schema_sha256
 from builder.record import SPLITS, Record
 from builder.release import write_release
 

@@ -150,7 +150,7 @@ def test_fixes_file_and_patch_release(release, scenario, tmp_path):
     assert "## Label fixes" in (out / "README.md").read_text(encoding="utf-8")
 
     # The publishing stage agrees this is a patch: relabels only, same records.
-    from builder.publish.versioning import required_bump
+    from builder.release.versioning import required_bump
 
     bump, _, _ = required_bump({"schema_sha256": "x"}, before, after, "x")
     assert bump == "patch"

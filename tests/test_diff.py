@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from builder.cli import app
 from builder.errors import InputError
 from builder.io import read_json, read_jsonl, write_jsonl
-from builder.publish.diff import diff_splits, load_side
+from builder.publish.hub import load_side
+from builder.release.diff import diff_splits
 from builder.record import SPLITS
 from publish_helpers import make_record, make_splits, relabel, write_test_release
 

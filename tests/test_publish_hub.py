@@ -209,7 +209,8 @@ def test_hand_edits_on_the_hub_survive_the_next_publish(hub, releases):
 
 
 def test_diff_between_hub_revisions(hub, releases):
-    from builder.publish.diff import diff_splits, load_side
+    from builder.publish.hub import load_side
+    from builder.release.diff import diff_splits
 
     r1, r2 = releases
     publish(r1, REPO, retry=FAST, log=lambda m: None)

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from builder.errors import InputError
-from builder.publish.versioning import bump_version, decide_version, next_version, schema_sha256
+from builder.release.versioning import bump_version, decide_version, next_version, schema_sha256
 from publish_helpers import make_record, make_splits, relabel, write_test_release
 
 SHA = schema_sha256()

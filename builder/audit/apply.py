@@ -24,7 +24,7 @@ from builder.audit.annotations import Annotation
 from builder.audit.metrics import Consensus, consensus
 from builder.audit.release import AuditRelease, strip_split
 from builder.errors import InputError
-from builder.io import iter_jsonl, read_jsonl, write_jsonl
+from builder.io import iter_jsonl, write_jsonl
 from builder.record import CLEAR, NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES, SPLITS
 
 ACTIONS = ("relabel", "retarget", "drop", "needs_curation", "undecided")
@@ -182,33 +182,17 @@ def _fixes_section(fixes: list[Fix], parent: str) -> str:
 
 def write_patch_release(release: AuditRelease, fixes: list[Fix], out_dir: Path, fixes_file: Path | None = None) -> tuple[Path, str]:
     """The next release: patch version for relabels/retargets only, minor when records are dropped."""
-    from builder.card import render_card
-    from builder.publish.versioning import bump_version
-    from builder.release import load_release, sha256_file, write_release
+    from builder.release import load_release, sha256_file
+    from builder.release.derived import write_derived_release
+    from builder.release.versioning import bump_version
 
     splits = apply_fixes(load_release(release.path), fixes)
     bump = "minor" if any(f.action == "drop" for f in fixes) else "patch"
     version = bump_version(release.version, bump)
-    all_records = [r for rows in splits.values() for r in rows]
-    manifest = {k: v for k, v in release.manifest.items() if k != "files"}
-    manifest.update(
-        version=version,
-        parent_version=release.version,
-        label_fixes={**summary(fixes), **({"fixes_sha256": sha256_file(fixes_file)} if fixes_file else {})},
-    )
-    methods = {r["provenance"]["method"]: r["provenance"]["method_version"] for r in all_records}
-    card = render_card(
-        splits,
-        name=release.name,
-        version=version,
-        license=str(release.manifest.get("license", "see the parent release")),
-        source_datasets=sorted({r["provenance"]["source_dataset"] for r in all_records}),
-        methods=methods,
-        body_sections={"Label fixes": _fixes_section(fixes, release.version)},
-    )
-    extra = {}
-    accounting = release.path / "accounting.jsonl"
-    if accounting.exists():
-        extra["accounting.jsonl"] = read_jsonl(accounting)
-    write_release(Path(out_dir), splits, manifest, card, extra_files=extra)
+    updates = {
+        "parent_version": release.version,
+        "label_fixes": {**summary(fixes), **({"fixes_sha256": sha256_file(fixes_file)} if fixes_file else {})},
+    }
+    write_derived_release(release.path, release.manifest, Path(out_dir), splits, name=release.name, version=version,
+                          manifest_updates=updates, body_sections={"Label fixes": _fixes_section(fixes, release.version)})
     return Path(out_dir), version

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.io import read_json
 from builder.record import SPLITS
 
 
@@ -36,17 +35,11 @@ def field_value(record: dict[str, Any], field: str) -> str:
 
 
 def open_release(path: Path) -> AuditRelease:
-    from builder.release import load_release
+    from builder.release import layout
 
-    path = Path(path)
-    manifest_path = path / "manifest.json"
-    if not (path / "data").is_dir() or not manifest_path.exists():
-        raise InputError(f"{path}: not a release directory (expected data/ and manifest.json)")
-    manifest = read_json(manifest_path)
-    for key in ("name", "version"):
-        if not manifest.get(key):
-            raise InputError(f"{manifest_path}: field '{key}' is missing")
-    splits = load_release(path)
+    release = layout.open_release(path, need_manifest=True)
+    name, version = release.field("name"), release.field("version")
+    path, manifest, splits = release.path, release.manifest, release.load()
     records: dict[str, dict[str, Any]] = {}
     ordered: list[str] = []
     for split in SPLITS:
@@ -55,7 +48,7 @@ def open_release(path: Path) -> AuditRelease:
                 raise InputError(f"{path}: record id {record['id']} appears twice ({records[record['id']]['split']}, {split})")
             records[record["id"]] = {**record, "split": split}
             ordered.append(record["id"])
-    return AuditRelease(path, str(manifest["name"]), str(manifest["version"]), manifest, records, ordered)
+    return AuditRelease(path, str(name), str(version), manifest, records, ordered)
 
 
 def strip_split(record: dict[str, Any]) -> dict[str, Any]:

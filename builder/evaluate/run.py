@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +18,17 @@ def load_release_split(release_dir: str | Path, split: str) -> tuple[list[dict],
     release_dir = Path(release_dir)
     if split not in SPLITS:
         raise InputError(f"--split {split!r}: expected one of {', '.join(SPLITS)}")
-    parquet = release_dir / "data" / f"{split}.parquet"
-    if not parquet.exists():
-        raise InputError(f"{release_dir}: not a release directory (no data/{split}.parquet)")
     from builder.release import read_parquet_records
+    from builder.release.layout import open_release
 
+    release = open_release(release_dir, splits=(split,))
     info: dict[str, Any] = {"kind": "release", "path": str(release_dir), "split": split}
-    manifest = release_dir / "manifest.json"
-    if manifest.exists():
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+    if release.manifest is not None:
+        data = release.manifest
         info.update(name=data.get("name"), version=data.get("version"), seed=data.get("seed"))
     else:
         info.update(name=None, version=None, note="no manifest.json: release version unknown")
-    return read_parquet_records(parquet), info
+    return read_parquet_records(release.split_path(split)), info
 
 
 def check_predictions(records: list[dict], predictions: list[Prediction], predictor: Predictor) -> None:

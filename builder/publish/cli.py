@@ -37,7 +37,8 @@ def diff_command(
     from rich.console import Console
 
     from builder.io import write_json
-    from builder.publish.diff import diff_splits, load_side, render_table
+    from builder.publish.hub import load_side
+    from builder.release.diff import diff_splits, render_table
 
     a_name, a_splits, _ = load_side(a)
     b_name, b_splits, _ = load_side(b)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +20,9 @@ from builder.errors import InputError
 from builder.io import read_json
 from builder.record import SETTINGS, SPLITS
 from builder.release import sha256_file
+from builder.release.layout import MANIFEST, open_release
 
 REPO_TYPE = "dataset"
-MANIFEST = "manifest.json"
 CARD = "README.md"
 DATA_FILES = [f"data/{s}.parquet" for s in SPLITS]
 # Files of an older version that may be replaced or deleted on main (hand-added files elsewhere stay).
@@ -239,7 +240,7 @@ class _Publisher:
         )
 
     def check_not_older(self, on_main: dict[str, Any] | None) -> None:
-        from builder.publish.versioning import parse_version
+        from builder.release.versioning import parse_version
 
         if not on_main or "version" not in on_main:
             return
@@ -340,13 +341,12 @@ class _Publisher:
 
 def load_local_manifest(release_dir: Path) -> dict[str, Any]:
     """The release's manifest, after checking that every file it lists is present with its sha256."""
-    release_dir = Path(release_dir)
-    path = release_dir / MANIFEST
-    manifest = read_json(path)
+    release = open_release(release_dir, splits=(), need_manifest=True)
+    release_dir, path, manifest = release.path, release.manifest_path, release.manifest
     for key in ("version", "files"):
         if key not in manifest:
             raise InputError(f"{path}: field {key} is missing")
-    from builder.publish.versioning import parse_version
+    from builder.release.versioning import parse_version
 
     parse_version(str(manifest["version"]), f"{path}: field version")
     for rel, digest in sorted(manifest["files"].items()):
@@ -402,3 +402,26 @@ def publish(
         return publisher.run(private, create_pr)
     except InputError as err:
         raise type(err)(scrub(str(err), token)) from None
+
+
+_HUB_SPEC = re.compile(r"^(?:hf://datasets/)?(?P<repo>[\w.-]+/[\w.-]+)(?:@(?P<rev>.+))?$")
+
+
+def load_side(spec: str, *, cache_dir: Path | None = None) -> tuple[str, dict[str, list[dict[str, Any]]], dict | None]:
+    """A release directory, or a Hub revision `ORG/NAME@REV` (also `hf://datasets/ORG/NAME@REV`; REV defaults to main).
+
+    Returns (display name, split -> records, manifest or None).
+    """
+    from builder.release import load_release
+
+    path = Path(spec)
+    if path.is_dir():
+        release = open_release(path)
+        return str(path), release.load(), release.manifest
+    match = _HUB_SPEC.match(spec)
+    if not match or path.exists():
+        raise InputError(f"{spec}: neither a release directory nor a Hub revision like ORG/NAME@v1.0.0")
+    repo, rev = match["repo"], match["rev"] or "main"
+    local = download_release(repo, rev, cache=cache_dir)
+    manifest = read_json(local / MANIFEST) if (local / MANIFEST).exists() else None
+    return f"{repo}@{rev}", load_release(local), manifest

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
@@ -17,7 +15,6 @@ OTHER_FIELDS = (
     "domain", "setting", "history", "query", "documents", "interpretations", "target",
     "clarification_pattern", "resolution", "pair_id", "provenance",
 )  # fmt: skip
-_HUB_SPEC = re.compile(r"^(?:hf://datasets/)?(?P<repo>[\w.-]+/[\w.-]+)(?:@(?P<rev>.+))?$")
 
 
 @dataclass
@@ -125,31 +122,6 @@ def _norm(value: Any) -> Any:
     if isinstance(value, list):
         return [_norm(v) for v in value]
     return value
-
-
-def load_side(spec: str, *, cache_dir: Path | None = None) -> tuple[str, dict[str, list[dict[str, Any]]], dict | None]:
-    """A release directory, or a Hub revision `ORG/NAME@REV` (also `hf://datasets/ORG/NAME@REV`; REV defaults to main).
-
-    Returns (display name, split -> records, manifest or None).
-    """
-    from builder.io import read_json
-    from builder.release import load_release
-
-    path = Path(spec)
-    if path.is_dir():
-        if not (path / "data" / "train.parquet").exists():
-            raise InputError(f"{path}: not a release directory (no data/train.parquet)")
-        manifest = read_json(path / "manifest.json") if (path / "manifest.json").exists() else None
-        return str(path), load_release(path), manifest
-    match = _HUB_SPEC.match(spec)
-    if not match or path.exists():
-        raise InputError(f"{spec}: neither a release directory nor a Hub revision like ORG/NAME@v1.0.0")
-    from builder.publish.hub import download_release
-
-    repo, rev = match["repo"], match["rev"] or "main"
-    local = download_release(repo, rev, cache=cache_dir)
-    manifest = read_json(local / "manifest.json") if (local / "manifest.json").exists() else None
-    return f"{repo}@{rev}", load_release(local), manifest
 
 
 def render_table(diff: ReleaseDiff, examples: int = 3):

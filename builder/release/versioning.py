@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.publish.diff import ReleaseDiff, diff_splits
+from builder.release.diff import ReleaseDiff, diff_splits
 from builder.resources import resource
 
 BUMPS = ("major", "minor", "patch")
@@ -22,7 +22,7 @@ _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 def schema_sha256() -> str:
     """Fingerprint of the record schema, as the release stage stores it in manifest["schema_sha256"]."""
-    from builder.release import sha256_file
+    from builder.release.writer import sha256_file
 
     return sha256_file(resource("schemas/clariedge.schema.json"))
 
@@ -120,8 +120,8 @@ def decide_version(
     if bump is None:
         return VersionDecision(configured, None, None)
     from builder.io import read_json
-    from builder.publish.card import changelog_entry
-    from builder.release import load_release
+    from builder.publish.card import changelog_entry  # TODO(coordinator): from the one card package once unified
+    from builder.release.writer import load_release
 
     prev_dir = latest_release(release_root)
     if prev_dir is None:

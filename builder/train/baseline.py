@@ -102,11 +102,9 @@ def _release_info(release: Path) -> dict[str, Any]:
 
 
 def load_splits(release: Path) -> dict[str, list[dict]]:
-    from builder.release import load_release
+    from builder.release.layout import open_release
 
-    if not (Path(release) / "data" / "train.parquet").exists():
-        raise InputError(f"{release}: not a release directory (no data/train.parquet)")
-    return load_release(Path(release))
+    return open_release(release).load()
 
 
 def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int = 13,
