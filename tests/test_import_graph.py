@@ -46,8 +46,18 @@ def imports_of(module: str, path: Path, is_pkg: bool, known: dict) -> set[str]:
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
         else:
             continue
-        found.update(t for t in map(lambda n: _owner(n, known), targets) if t and t != module)
+        for target in filter(None, (_owner(t, known) for t in targets)):
+            found.add(target)
+            found.update(_foreign_parents(module, target, known))
+    found.discard(module)
     return found
+
+
+def _foreign_parents(module: str, target: str, known: dict) -> set[str]:
+    """Importing a.b.c runs a/__init__ and a/b/__init__ first; that counts unless `module` sits inside them already."""
+    parts = target.split(".")
+    parents = {".".join(parts[:i]) for i in range(1, len(parts))}
+    return {p for p in parents if p in known and not module.startswith(p + ".")}
 
 
 def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
@@ -119,6 +129,18 @@ def test_the_walker_finds_a_planted_cycle(tmp_path):
     (pkg / "d.py").write_text("from builder.a import name\n")  # imports into the cycle, is not part of it
     found = cycles(graph(pkg))
     assert found == [["builder.a", "builder.sub.b", "builder.sub.c", "builder.a"]]
+
+
+def test_the_walker_counts_a_foreign_package_init(tmp_path):
+    # cli/__init__ imports cli.main, which imports x; x imports cli.opts, which runs cli/__init__ first.
+    pkg = tmp_path / "builder"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli" / "__init__.py").write_text("from builder.cli.main import app\n")
+    (pkg / "cli" / "main.py").write_text("from builder.cli.opts import f\nfrom builder.x import y\n")
+    (pkg / "cli" / "opts.py").write_text("")
+    (pkg / "x.py").write_text("from builder.cli.opts import f\n")
+    assert cycles(graph(pkg)) == [["builder.cli", "builder.cli.main", "builder.x", "builder.cli"]]
 
 
 def test_builder_has_no_import_cycle():
