@@ -124,3 +124,45 @@ def load_config(path: Path | None) -> BuildConfig:
                 raise InputError(f"{path}: field 'input.{attr}': file not found: {resolved}")
             setattr(config.input, attr, str(resolved))
     return config
+
+
+def apply_overrides(
+    config: BuildConfig,
+    *,
+    input: Path | None = None,
+    fmt: str | None = None,
+    seed: int | None = None,
+    base_url: str | None = None,
+    llm_model: str | None = None,
+    name_from_input: bool = False,
+    default_llm: bool = False,
+) -> BuildConfig:
+    """A copy of `config` with command-line flags applied: the one place where flags change a config.
+
+    `input` replaces the conversations file (and drops the MTRAG-only retrieval tasks and source name);
+    `name_from_input` then names the set after the file. `default_llm` starts from the default `llm:`
+    section when the config has none; otherwise `base_url` / `llm_model` need one.
+    """
+    cfg = config.model_copy(deep=True)
+    if input is not None:
+        input = Path(input)
+        if not input.exists():
+            raise InputError(f"{input}: file not found")
+        cfg.input.path = str(input.resolve())
+        cfg.input.retrieval_tasks = None
+        cfg.input.source_dataset = None
+        if name_from_input:
+            cfg.name = f"clariedge-{input.stem}".lower().replace("_", "-")
+    if fmt and fmt != "auto":
+        cfg.input.format = fmt
+    if seed is not None:
+        cfg.seed = seed
+    if cfg.llm is None and default_llm:
+        cfg.llm = LLMConfig()
+    if (base_url or llm_model) and cfg.llm is None:
+        raise InputError("--base-url and --llm-model need a config with an `llm:` section (e.g. configs/demo-llm.yaml)")
+    if base_url:
+        cfg.llm.endpoint.base_url = base_url
+    if llm_model:
+        cfg.llm.model = llm_model
+    return cfg

@@ -49,6 +49,11 @@ class Work:
         return path
 
 
+def default_work_dir(config: BuildConfig, out: Path) -> Path:
+    """OUT/.work/<name>/<version>: where the stage files go unless --work says otherwise."""
+    return Path(out) / ".work" / config.name / config.version
+
+
 def input_path(config: BuildConfig) -> Path:
     return Path(config.input.path) if config.input.path else demo_corpus()
 
@@ -252,7 +257,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
 def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
           cache_dir: str | None = None, no_cache: bool = False) -> tuple[Path, dict]:
     """Run every stage; returns the release directory and per-stage counts."""
-    work = Work(work_dir or Path(out) / ".work" / config.name / config.version)
+    work = Work(work_dir or default_work_dir(config, out))
     counts: dict[str, Any] = {}
     conversations = run_ingest(config, work)
     counts["conversations"] = len(conversations)

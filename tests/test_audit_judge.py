@@ -81,7 +81,7 @@ def test_cli_judge(setup, tmp_path):
     out = tmp_path / "suspects.jsonl"
     proc = subprocess.run(
         [sys.executable, "-c", "from builder.cli import main; main()", "audit", "suspects", "--release",
-         str(release.path), "--method", "judge", "--base-url", server.url, "--model", "judge-model",
+         str(release.path), "--method", "judge", "--base-url", server.url, "--llm-model", "judge-model",
          "--cache-dir", str(tmp_path / "cache"), "--out", str(out)],
         capture_output=True, text=True, timeout=120, cwd=REPO,
     )

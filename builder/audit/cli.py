@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from builder.cli_options import old_option, renamed
+
 app = typer.Typer(
     help="Label-quality audit: sample records for annotators, import their labels, rank suspects, "
     "write the audit report, and turn human labels into fixes for the next release.",
@@ -112,13 +114,15 @@ def suspects(
     seed: int = typer.Option(0, help="Fold assignment seed (model)."),
     config: Optional[Path] = typer.Option(None, help="Build config YAML whose llm section sets the endpoint (judge)."),
     base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint (judge); overrides the config."),
-    model: Optional[str] = typer.Option(None, help="Judge model name (judge); overrides the config."),
+    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Judge model name (judge); overrides the config."),
     limit: Optional[int] = typer.Option(None, help="Judge at most this many records (judge)."),
     cache_dir: Optional[str] = typer.Option(None, help="LLM response cache folder (judge; default: the user cache)."),
     no_cache: bool = typer.Option(False, help="Neither read nor write the LLM cache (judge)."),
     annotations_dir: Path = ANNOTATIONS_DIR,
+    old_model: Optional[str] = old_option("--model", "--llm-model"),
 ) -> None:
     """Rank records whose label looks wrong: record id, score, reason."""
+    llm_model = renamed(llm_model, old_model, "--model", "--llm-model")
     from builder.audit.release import open_release
     from builder.errors import InputError
     from builder.io import write_jsonl
@@ -133,7 +137,7 @@ def suspects(
     elif method == "judge":
         from builder.audit.judge import judge_settings, judge_suspects
 
-        run = judge_suspects(rel, judge_settings(config, base_url, model, cache_dir, no_cache), limit=limit)
+        run = judge_suspects(rel, judge_settings(config, base_url, llm_model, cache_dir, no_cache), limit=limit)
         found, failed, checked = run.suspects, run.failed, run.judged
         typer.echo(f"judge: {run.stats.get('http_requests', 0)} requests, {run.stats.get('cache_hits', 0)} cache hits")
     else:
@@ -172,10 +176,12 @@ def report(
     labels: Optional[Path] = typer.Option(None, help="labels.jsonl (default: <annotations-dir>/<version>/labels.jsonl)."),
     suspects_file: Optional[list[Path]] = typer.Option(None, "--suspects", help="Suspects JSONL to list (repeatable).",
                                                        exists=True, dir_okay=False),
-    out_dir: Optional[Path] = typer.Option(None, help="Folder for audit.md/json and plots (default: <annotations-dir>/<version>)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Folder for audit.md/json and plots (default: <annotations-dir>/<version>)."),
     annotations_dir: Path = ANNOTATIONS_DIR,
+    old_out_dir: Optional[Path] = old_option("--out-dir", "--out"),
 ) -> None:
     """Write audit.md and audit.json with tables, plus PNG plots (confusion matrix, per-category error rates)."""
+    out_dir = renamed(out_dir, old_out_dir, "--out-dir", "--out")
     from builder.audit.metrics import compute_metrics
     from builder.audit.report import write_report
     from builder.io import read_jsonl

@@ -27,18 +27,13 @@ class JudgeRun:
 def judge_settings(config: Path | None, base_url: str | None, model: str | None,
                    cache_dir: str | None = None, no_cache: bool = False):
     """(LLMSettings, EngineConfig) from a build config's `llm:` section, with CLI overrides."""
-    from builder.config import LLMConfig, load_config
+    from builder.config import apply_overrides, load_config
     from builder.pipeline import engine_config, llm_settings
 
     build = load_config(config)
-    if build.llm is None:
-        if config is not None and not base_url:
-            raise InputError(f"{config}: no 'llm' section; add one or pass --base-url and --model")
-        build.llm = LLMConfig()
-    if base_url:
-        build.llm.endpoint.base_url = base_url
-    if model:
-        build.llm.model = model
+    if build.llm is None and config is not None and not base_url:
+        raise InputError(f"{config}: no 'llm' section; add one or pass --base-url and --llm-model")
+    build = apply_overrides(build, base_url=base_url, llm_model=model, default_llm=True)
     return llm_settings(build), engine_config(build, cache_dir, no_cache)
 
 

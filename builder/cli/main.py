@@ -8,19 +8,34 @@ from typing import Optional
 
 import typer
 
+from builder.cli_options import error_line, old_option, renamed
 from builder.errors import InputError
 
 app = typer.Typer(
     name="clariedge",
     help="Build, audit, publish and evaluate ClariEdge, a grounded query-clarification set for RAG.",
     no_args_is_help=False,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from builder import __version__
+
+        typer.echo(f"clariedge {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """Build, audit, publish and evaluate ClariEdge, a grounded query-clarification set for RAG."""
+
+
 def fail(message: str) -> "typer.Exit":
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    error_line(message)
     return typer.Exit(code=2)
 
 
@@ -32,28 +47,21 @@ WorkOpt = typer.Option(None, "--work", help="Work directory for stage files. Def
 
 
 def _config(config: Optional[Path], input: Optional[Path] = None, fmt: str = "auto", seed: Optional[int] = None):
-    from builder.config import load_config
+    from builder.config import apply_overrides, load_config
 
-    cfg = load_config(config)
-    if input is not None:
-        if not input.exists():
-            raise InputError(f"{input}: file not found")
-        cfg.input.path = str(input.resolve())
-        cfg.input.retrieval_tasks = None
-        cfg.input.source_dataset = None
-        if config is None:
-            cfg.name = f"clariedge-{input.stem}".lower().replace("_", "-")
-    if fmt != "auto":
-        cfg.input.format = fmt
-    if seed is not None:
-        cfg.seed = seed
-    return cfg
+    return apply_overrides(load_config(config), input=input, fmt=fmt, seed=seed, name_from_input=config is None)
+
+
+def _work_dir(cfg, out: Path, work: Optional[Path]) -> Path:
+    from builder.pipeline import default_work_dir
+
+    return work.resolve() if work else default_work_dir(cfg, out)
 
 
 def _work(cfg, out: Path, work: Optional[Path]):
     from builder.pipeline import Work
 
-    return Work(work or out / ".work" / cfg.name / cfg.version)
+    return Work(_work_dir(cfg, out, work))
 
 
 def _progress(items, label):
@@ -78,10 +86,12 @@ def build(
     work: Optional[Path] = WorkOpt,
     seed: Optional[int] = typer.Option(None, help="Override the config's seed."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint for the config's llm: section, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name for the LLM generators (overrides llm.model)."),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="LLM response cache folder. Default: $CLARIEDGE_CACHE_DIR or the user cache folder."),
+    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="Model name for the LLM generators (overrides llm.model)."),
+    cache: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache folder. Default: $CLARIEDGE_CACHE_DIR or the user cache folder."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the LLM cache (every call is paid again)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the LLM requests and estimated input tokens the build needs; call nothing, build nothing."),
+    old_model: Optional[str] = old_option("--model", "--llm-model"),
+    old_cache: Optional[Path] = old_option("--cache", "--cache-dir"),
 ) -> None:
     """Run every stage: ingest, synthesize, validate, dedup, split, release.
 
@@ -93,16 +103,17 @@ def build(
 
     from rich.table import Table
 
+    from builder.config import apply_overrides
     from builder.pipeline import build as run_build
 
+    llm_model = renamed(llm_model, old_model, "--model", "--llm-model")
+    cache = renamed(cache, old_cache, "--cache", "--cache-dir")
     cfg = _config(config, input, format, seed)
-    if cfg.llm is None and (base_url or model or dry_run):
-        raise InputError(f"{config or 'the demo config'}: --base-url, --model and --dry-run need a config with an "
+    if cfg.llm is None and (base_url or llm_model or dry_run):
+        raise InputError(f"{config or 'the demo config'}: --base-url, --llm-model and --dry-run need a config with an "
                          "`llm:` section (e.g. configs/demo-llm.yaml)")
-    if base_url:
-        cfg.llm.endpoint.base_url = base_url
-    if model:
-        cfg.llm.model = model
+    cfg = apply_overrides(cfg, base_url=base_url, llm_model=llm_model)
+    work_dir = _work_dir(cfg, out, work)
     cache_dir = str(cache.resolve()) if cache else None
     console = _console()
     if dry_run:
@@ -118,7 +129,7 @@ def build(
         typer.echo(f"estimated input tokens {plan['estimated_input_tokens']}")
         return
     with console.status("building…"):
-        release, counts = run_build(cfg, out, work.resolve() if work else None, _progress, cache_dir, no_cache)
+        release, counts = run_build(cfg, out, work_dir, _progress, cache_dir, no_cache)
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     stats = manifest["statistics"]
     table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
@@ -140,7 +151,7 @@ def build(
         f"{leak['near_duplicate_queries_across_splits']} near-duplicate queries across splits"
     )
     if cfg.llm is not None:
-        llm_stats = (work.resolve() if work else out / ".work" / cfg.name / cfg.version) / "llm_stats.json"
+        llm_stats = work_dir / "llm_stats.json"
         run = json.loads(llm_stats.read_text(encoding="utf-8"))["run"]
         console.print(
             f"llm: {run['unique']} requests needed · {run['cache_hits']} from cache · {run['answered']} answered "
@@ -221,7 +232,7 @@ def main() -> None:
     try:
         app()
     except InputError as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        error_line(str(err))
         sys.exit(2)
 
 
