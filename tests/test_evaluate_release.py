@@ -239,7 +239,7 @@ def test_cli_bad_input_is_one_line_exit_2(release, tmp_path):
 
 def test_cli_on_a_benchmark(tmp_path):
     fix = Path(__file__).parent / "fixtures" / "benchmarks"
-    from builder.benchmarks import load_benchmark
+    from builder.eval_sets import load_benchmark
 
     bench = load_benchmark("clamber", fix / "clamber_benchmark.jsonl")
     preds = write_predictions(tmp_path / "p.jsonl", [{"id": r["id"], "output": "CLEAR"} for r in bench.records])

@@ -1,4 +1,4 @@
-"""External benchmarks as ClariEdge record dicts: MTRAG-UN, Abg-CoQA, ClariQ, CLAMBER.
+"""External evaluation sets as ClariEdge record dicts: MTRAG-UN, Abg-CoQA, ClariQ, CLAMBER.
 
 Records follow the release layout so every predictor and metric works unchanged. They are not
 full schema records: benchmarks rarely list interpretations, so positives may have fewer than two.
@@ -31,19 +31,19 @@ class Benchmark:
 def load_benchmark(name: str, path: str | Path, *, build_input: str | Path | None = None) -> Benchmark:
     path = Path(path)
     if name == "mtragun":
-        from builder.benchmarks.mtragun import load
+        from builder.eval_sets.mtragun import load
 
         records, info = load(path, build_input=build_input)
     elif name == "abgcoqa":
-        from builder.benchmarks.abgcoqa import load
+        from builder.eval_sets.abgcoqa import load
 
         records, info = load(path)
     elif name == "clariq":
-        from builder.benchmarks.clariq import load
+        from builder.eval_sets.clariq import load
 
         records, info = load(path)
     elif name == "clamber":
-        from builder.benchmarks.clamber import load
+        from builder.eval_sets.clamber import load
 
         records, info = load(path)
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.common import make_record
+from builder.eval_sets.common import make_record
 from builder.errors import InputError
 from builder.io import read_json
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.common import make_record
+from builder.eval_sets.common import make_record
 from builder.errors import InputError
 from builder.io import iter_jsonl
 

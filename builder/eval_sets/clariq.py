@@ -11,7 +11,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.common import make_record
+from builder.eval_sets.common import make_record
 from builder.errors import InputError
 from builder.io import read_text
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.common import make_record, norm
+from builder.eval_sets.common import make_record, norm
 from builder.errors import InputError
 from builder.io import iter_jsonl, read_json, read_text
 

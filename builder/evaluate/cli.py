@@ -57,7 +57,7 @@ def evaluate_command(
     else:
         if path is None:
             raise InputError(f"--benchmark {benchmark} needs --path FILE")
-        from builder.benchmarks import load_benchmark
+        from builder.eval_sets import load_benchmark
 
         bench = load_benchmark(benchmark, path, build_input=build_input)
         records, data = bench.records, {"kind": "benchmark", **bench.describe()}
