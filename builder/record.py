@@ -1,6 +1,9 @@
-"""The ClariEdge record: one type flows from candidates to release.
+"""The ClariEdge record: the schema's Python mirror, and the label rule.
 
-The contract is `schemas/clariedge.schema.json`; this module is its Python mirror.
+The contract is `schemas/clariedge.schema.json`. Generators build `Record`s; from synthesize on, the stages
+(validate, dedup, split, release, and audit/evaluate/train after them) pass plain record dicts as read from
+and written to JSONL/parquet, not `Record`s: validation runs on the dicts exactly as they will be written.
+Whatever the form, the label is `label_of(record)` and canonical JSON is `builder.io.dumps`.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class Record:
 
     @property
     def label(self) -> str:
-        return "needs_clarification" if self.needs_clarification else "clear"
+        return label_of(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +59,12 @@ class Record:
     def from_dict(cls, data: dict[str, Any]) -> "Record":
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def label_of(record: Record | dict[str, Any]) -> str:
+    """`needs_clarification` or `clear`, for a Record or a record dict: the one label rule."""
+    needs = record.needs_clarification if isinstance(record, Record) else record["needs_clarification"]
+    return "needs_clarification" if needs else "clear"
 
 
 def record_id(record: Record) -> str:

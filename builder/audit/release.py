@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.record import SPLITS
+from builder.record import SPLITS, label_of
 
 
 @dataclass
@@ -21,10 +21,6 @@ class AuditRelease:
 
     def __len__(self) -> int:
         return len(self.records)
-
-
-def label_of(record: dict[str, Any]) -> str:
-    return "needs_clarification" if record["needs_clarification"] else "clear"
 
 
 def field_value(record: dict[str, Any], field: str) -> str:
