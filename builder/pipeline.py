@@ -67,12 +67,20 @@ def source_name(config: BuildConfig, fmt_path: Path) -> str:
 # --- stages ------------------------------------------------------------------------------------------
 
 
-def run_ingest(config: BuildConfig, work: Work) -> list[Conversation]:
-    path = input_path(config)
+def read_input(config: BuildConfig) -> list[Conversation]:
     tasks = Path(config.input.retrieval_tasks) if config.input.retrieval_tasks else None
-    conversations = ingest(path, config.input.format, tasks)
+    return ingest(input_path(config), config.input.format, tasks)
+
+
+def run_ingest(config: BuildConfig, work: Work) -> list[Conversation]:
+    conversations = read_input(config)
     write_jsonl(work.conversations, (c.to_dict() for c in conversations))
     return conversations
+
+
+def plan_llm(config: BuildConfig, cache_dir: str | None = None, no_cache: bool = False) -> dict[str, Any]:
+    """The dry run: read the input, then count the LLM requests it needs (see llm_dry_run); writes nothing."""
+    return llm_dry_run(config, read_input(config), cache_dir, no_cache)
 
 
 def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_progress,

@@ -117,12 +117,9 @@ def build(
     cache_dir = str(cache.resolve()) if cache else None
     console = _console()
     if dry_run:
-        from builder.ingest import ingest as read_conversations
-        from builder.pipeline import input_path, llm_dry_run
+        from builder.pipeline import plan_llm
 
-        tasks = Path(cfg.input.retrieval_tasks) if cfg.input.retrieval_tasks else None
-        conversations = read_conversations(input_path(cfg), cfg.input.format, tasks)
-        plan = llm_dry_run(cfg, conversations, cache_dir, no_cache)
+        plan = plan_llm(cfg, cache_dir, no_cache)
         console.print(f"dry run, {cfg.llm.model} at {cfg.llm.endpoint.base_url}: nothing was called")
         typer.echo(f"requests {plan['requests']} ({plan['exact_requests']} known, "
                    f"{plan['dependent_requests_estimated']} estimated follow-ups; {plan['cached']} already cached)")
