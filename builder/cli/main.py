@@ -34,11 +34,6 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """Build, audit, publish and evaluate ClariEdge, a grounded query-clarification set for RAG."""
 
 
-def fail(message: str) -> "typer.Exit":
-    error_line(message)
-    return typer.Exit(code=2)
-
-
 ConfigOpt = typer.Option(None, "--config", "-c", help="Build config YAML (see configs/). Default: the embedded demo corpus.", exists=False)
 InputOpt = typer.Option(None, "--input", "-i", help="One conversations file (generic JSONL or MTRAG conversations.json); overrides the config's input.")
 FormatOpt = typer.Option("auto", "--format", help="Input format: auto, generic or mtrag.")

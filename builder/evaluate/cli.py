@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from builder.cli_options import use_color
 from builder.errors import InputError
 
 
@@ -80,7 +81,7 @@ def evaluate_command(
     typer.echo(main_table(runs))
     if result["errors"]["count"]:
         typer.secho(f"{result['errors']['count']} predictions had errors (counted as wrong); see the report/details.",
-                    fg=typer.colors.YELLOW, err=True)
+                    fg=typer.colors.YELLOW, err=True, color=use_color())
     if json_out:
         write_json(json_out, result)
     if report:
