@@ -23,7 +23,7 @@ from builder.io import read_json, read_jsonl, write_json, write_jsonl
 from builder.record import SPLITS
 from builder.release import sha256_file, write_release
 from builder.resources import resource
-from builder.split import split
+from builder.split import SplitError, split
 from builder.synthesize import METHOD_VERSIONS, synthesize
 from builder.validate import validate
 
@@ -193,11 +193,19 @@ def run_dedup(config: BuildConfig, work: Work) -> dict[str, int]:
 
 def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
     records = read_jsonl(work.need(work.deduplicated, "dedup"))
+    blocks = {t["conversation_id"]: t["block"] for t in read_jsonl(work.need(work.turns, "synthesize"))}
     ratios = config.split.model_dump()
-    result = split(records, ratios, config.seed, config.dedup.query_threshold)
+    try:
+        result = split(records, ratios, config.seed, config.dedup.query_threshold, blocks)
+    except SplitError:
+        for stale in (work.split, work.split_dropped):  # a later `clariedge release` must not ship an old split
+            stale.unlink(missing_ok=True)
+        raise
     write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
-    write_json(work.root / "split_report.json", {"groups": result.groups, "leakage": result.leakage})
-    return {s: len(result.splits[s]) for s in SPLITS}
+    write_jsonl(work.split_dropped, result.dropped)
+    write_json(work.root / "split_report.json",
+               {"groups": result.groups, "leakage": result.leakage, "quality": result.quality})
+    return {s: len(result.splits[s]) for s in SPLITS} | {"dropped_by_split": len(result.dropped)}
 
 
 def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
@@ -231,6 +239,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         "splits": {s: len(splits[s]) for s in SPLITS},
         "leakage": report["leakage"],
         "split_groups": report["groups"],
+        "split_quality": report.get("quality", {}),
         "accounting": summary,
         "statistics": statistics(splits),
     }
@@ -304,6 +313,7 @@ def stage_counts(work: Work, splits: dict[str, list]) -> dict[str, int]:
         "validated": n(work.validated),
         "duplicates": n(work.duplicates),
         "deduplicated": n(work.deduplicated),
+        "dropped_by_split": n(work.split_dropped),
         "released": sum(len(v) for v in splits.values()),
     }
 
@@ -313,6 +323,7 @@ def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     split_of = {row["record"]["id"]: row["split"] for row in read_jsonl(work.split)}
     dropped = {row["id"]: row for row in read_jsonl(work.duplicates)}
     quarantined = {row["id"]: row for row in read_jsonl(work.quarantine)}
+    by_split = {row["id"]: row for row in read_jsonl(work.split_dropped)} if work.split_dropped.exists() else {}
     rows: list[dict[str, Any]] = []
     per_turn: dict[tuple[str, int], Counter] = {}
     for cand in read_jsonl(work.candidates):
@@ -324,6 +335,8 @@ def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             row.update(status="deduplicated", kept_id=dropped[cand["id"]]["kept_id"], score=dropped[cand["id"]]["score"])
         elif cand["id"] in quarantined:
             row.update(status="rejected", reason="schema: " + quarantined[cand["id"]]["errors"][0]["message"])
+        elif cand["id"] in by_split:
+            row.update(status="rejected", reason=by_split[cand["id"]]["reason"])
         else:
             raise RuntimeError(f"candidate {cand['id']} vanished between stages")  # a bug, never input
         rows.append(row)
