@@ -194,17 +194,18 @@ def run_dedup(config: BuildConfig, work: Work) -> dict[str, int]:
 def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
     records = read_jsonl(work.need(work.deduplicated, "dedup"))
     blocks = {t["conversation_id"]: t["block"] for t in read_jsonl(work.need(work.turns, "synthesize"))}
-    ratios = config.split.model_dump()
-    try:
-        result = split(records, ratios, config.seed, config.dedup.query_threshold, blocks)
-    except SplitError:
-        for stale in (work.split, work.split_dropped):  # a later `clariedge release` must not ship an old split
-            stale.unlink(missing_ok=True)
-        raise
-    write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
+    for stale in (work.split, work.split_dropped):  # a failed split must leave nothing for `clariedge release`
+        stale.unlink(missing_ok=True)
+    if not records:
+        counts = stage_counts(work, {})
+        raise SplitError(f"{work.deduplicated}: no record left to split ({counts['candidates']} candidates, "
+                         f"{counts['rejected_by_generators']} rejected by the generators, {counts['quarantined']} "
+                         f"quarantined, {counts['duplicates']} duplicates): every split would be empty")
+    result = split(records, config.split.model_dump(), config.seed, config.dedup.query_threshold, blocks)
     write_jsonl(work.split_dropped, result.dropped)
     write_json(work.root / "split_report.json",
                {"groups": result.groups, "leakage": result.leakage, "quality": result.quality})
+    write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
     return {s: len(result.splits[s]) for s in SPLITS} | {"dropped_by_split": len(result.dropped)}
 
 

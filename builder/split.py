@@ -2,7 +2,7 @@
 
 Hard groups never cross splits: records that share a source conversation (the query's, the history's or the
 documents'), a synthesis block, or a contrastive pair. Soft links join hard groups without merging them: a
-near-duplicate query, or a pair id, found in two groups. Merging on them let chains of short generic queries
+near-duplicate query found in two groups. Merging on them let chains of short generic queries
 ("solutions?", "benefits?") swallow the set. Instead the assignment keeps linked groups together where that
 costs little, and a record whose near-duplicate went to another split is dropped, with its reason.
 
@@ -23,12 +23,15 @@ from typing import Any
 import numpy as np
 
 from builder.errors import InputError
-from builder.neardup import clusters, near_duplicate_pairs
+from rapidfuzz import fuzz, process
+
+from builder.neardup import near_duplicate_pairs, normalize
 from builder.record import SPLITS
 
 MIN_STRATUM = 10  # a stratum this large must reach every split
 SHARE_TOLERANCE = 0.05  # a domain's share of each split stays within this of its share of the set
 MAX_SWAP_GROUPS = 600  # above this many groups only moves are tried (swaps are quadratic)
+EXACT_CROSS_CHECK = 50_000_000  # cross-split query comparisons up to which leakage is checked all-pairs, not by LSH
 
 
 class SplitError(InputError):
@@ -124,21 +127,22 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
 # --- soft links ---------------------------------------------------------------------------------------
 
 
-def soft_links(records: list[dict[str, Any]], roots: list[str], threshold: float) -> list[list[int]]:
-    """Components (record indices) of near-duplicate queries and pair ids that span two or more hard groups."""
-    n = len(records)
+def soft_links(records: list[dict[str, Any]], roots: list[str], group_index: dict[str, int],
+               threshold: float) -> np.ndarray:
+    """(G, G) matrix: [g, h] = records of group g with a near-duplicate query in group h (a pair id across groups
+    always comes with one: `dedup` links identical queries only)."""
     pairs, _ = near_duplicate_pairs([r["query"] for r in records], threshold)
-    by_pair: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(records):
-        if r.get("pair_id"):
-            by_pair[r["pair_id"]].append(i)
-    extra = [(m[0], x) for m in by_pair.values() for x in m[1:]]
-    edges = np.concatenate([pairs.reshape(-1, 2), np.array(extra, dtype=np.int64).reshape(-1, 2)])
-    labels = clusters(n, edges)
-    comps: dict[int, list[int]] = defaultdict(list)
-    for i, c in enumerate(labels.tolist()):
-        comps[c].append(i)
-    return [m for m in comps.values() if len({roots[i] for i in m}) > 1]
+    G = len(group_index)
+    seen: set[tuple[int, int]] = set()
+    for i, j in pairs.tolist():
+        gi, gj = group_index[roots[i]], group_index[roots[j]]
+        if gi != gj:
+            seen.add((i, gj))
+            seen.add((j, gi))
+    links = np.zeros((G, G))
+    for i, h in seen:
+        links[group_index[roots[i]], h] += 1
+    return links
 
 
 # --- assignment ---------------------------------------------------------------------------------------
@@ -153,7 +157,7 @@ class _Problem:
     domain_of_stratum: np.ndarray  # (K,) domain index
     domains: list[str]
     ratios: np.ndarray  # (S,)
-    links: np.ndarray  # (L, G) members of each soft component per group
+    links: np.ndarray  # (G, G) records of group g with a near-duplicate in group h
     eligible: np.ndarray  # (K,) bool: stratum large enough to be required in every split
 
     @property
@@ -181,9 +185,10 @@ def _cost(p: _Problem, assign: np.ndarray, complete: bool = True) -> float:
     if complete:  # a partial split's shares mean nothing yet (its first group is one domain)
         dev = np.abs(share - global_share[None, :])[active & (size > 0)]
         cost += 1e6 * float((np.maximum(dev - (SHARE_TOLERANCE - 0.01), 0.0) ** 2).sum())
-    if len(p.links):
-        per_split = p.links @ onehot  # (L, S)
-        cost += 2.0 * float((per_split.sum(1) - per_split.max(1)).sum())
+    if p.links.any():
+        # Records to drop when two linked groups go apart: about the smaller side of their links.
+        apart = assign[:, None] != assign[None, :]
+        cost += 2.0 * float((np.minimum(p.links, p.links.T) * apart).sum() / 2)
     if complete:
         cost += 1e5 * float(((have[active][:, p.eligible]) == 0).sum())
         cost += 1e6 * float((by_domain[active] == 0).sum())
@@ -236,17 +241,13 @@ def assign_groups(p: _Problem, seed: int, keys: list[str]) -> np.ndarray:
 
 
 def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: dict[str, int],
-             roots: list[str], comps: list[list[int]], ratios: dict[str, float], min_stratum: int) -> _Problem:
+             roots: list[str], links: np.ndarray, ratios: dict[str, float], min_stratum: int) -> _Problem:
     strata = sorted({stratum(r) for r in records}, key=str)
     k_of = {k: i for i, k in enumerate(strata)}
     domains = sorted({r["domain"] for r in records})
     counts = np.zeros((len(group_keys), len(strata)))
     for i, r in enumerate(records):
         counts[group_index[roots[i]], k_of[stratum(r)]] += 1
-    links = np.zeros((len(comps), len(group_keys)))
-    for c, members in enumerate(comps):
-        for i in members:
-            links[c, group_index[roots[i]]] += 1
     return _Problem(
         counts=counts,
         strata=strata,
@@ -300,27 +301,13 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     roots = [roots[i] for i in live]
     group_keys = sorted(set(roots))
     group_index = {g: i for i, g in enumerate(group_keys)}
-    comps = soft_links(kept, roots, threshold)
-    problem = _problem(kept, group_keys, group_index, roots, comps, ratios, min_stratum)
+    problem = _problem(kept, group_keys, group_index, roots, soft_links(kept, roots, group_index, threshold),
+                       ratios, min_stratum)
     assign = assign_groups(problem, seed, group_keys)
-    where = [SPLITS[assign[group_index[root]]] for root in roots]
-
-    # Each soft component stays in the split holding most of it; its members elsewhere are dropped.
-    gone: set[int] = set()
-    for members in comps:
-        by_split = Counter(where[i] for i in members)
-        home = max(by_split, key=lambda s: (by_split[s], -SPLITS.index(s)))
-        keeper = min((kept[i]["id"] for i in members if where[i] == home))
-        for i in members:
-            if where[i] != home:
-                gone.add(i)
-                dropped.append({"id": kept[i]["id"], "split": where[i], "kept_id": keeper,
-                                "reason": f"near-duplicate across splits: its query (or pair) matches {keeper}, kept in {home}"})
     splits = {s: [] for s in SPLITS}
-    for i, r in enumerate(kept):
-        if i not in gone:
-            splits[where[i]].append(r)
-    leakage = _drop_remaining_crossings(splits, threshold, dropped)
+    for r, root in zip(kept, roots):
+        splits[SPLITS[assign[group_index[root]]]].append(r)
+    leakage = _drop_crossings(splits, threshold, dropped)
     for s in SPLITS:
         splits[s].sort(key=lambda r: r["id"])
     check_split(splits, active, dropped)
@@ -333,25 +320,32 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     return SplitResult(splits, len(group_keys), leakage, dropped, quality)
 
 
-def _drop_remaining_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
-                              dropped: list[dict[str, Any]]) -> dict[str, Any]:
-    """Near-duplicate search on the kept records can surface pairs the full set's search did not: drop those too,
-    from the larger split (the smaller ones are the scarce evaluation data)."""
-    for _ in range(10):
-        _, crossing = _crossings(splits, threshold)
+def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
+                    dropped: list[dict[str, Any]]) -> dict[str, Any]:
+    """Drop a small cover of the near-duplicate pairs that cross splits: the record with the most crossing pairs
+    first, from the larger split on a tie (the smaller ones are the scarce evaluation data). The search runs again
+    on what is kept, since it can surface pairs the search on the full set did not."""
+    for _ in range(20):
+        _, crossing, _ = _crossings(splits, threshold)
         if not crossing:
             break
         where = {r["id"]: s for s in SPLITS for r in splits[s]}
-        lose: dict[str, tuple[str, str]] = {}
+        size = {s: len(rows) for s, rows in splits.items()}
+        adj: dict[str, set[str]] = defaultdict(set)
         for a, b in crossing:
-            if a in lose or b in lose:
-                continue
-            sa, sb = where[a], where[b]
-            loser, keeper = (a, b) if (len(splits[sa]), -SPLITS.index(sa)) >= (len(splits[sb]), -SPLITS.index(sb)) else (b, a)
-            lose[loser] = (keeper, where[keeper])
-        for rid, (keeper, home) in sorted(lose.items()):
-            dropped.append({"id": rid, "split": where[rid], "kept_id": keeper,
-                            "reason": f"near-duplicate across splits: its query (or pair) matches {keeper}, kept in {home}"})
+            adj[a].add(b)
+            adj[b].add(a)
+        lose: set[str] = set()
+        while adj:
+            rid = max(adj, key=lambda x: (len(adj[x]), size[where[x]], -SPLITS.index(where[x]), x))
+            other = min(adj[rid])
+            lose.add(rid)
+            dropped.append({"id": rid, "split": where[rid], "kept_id": other,
+                            "reason": f"near-duplicate across splits: its query matches {other}, kept in {where[other]}"})
+            for y in adj.pop(rid):
+                adj[y].discard(rid)
+                if not adj[y]:
+                    del adj[y]
         for s in SPLITS:
             splits[s] = [r for r in splits[s] if r["id"] not in lose]
     return leakage_report(splits, threshold)
@@ -393,28 +387,40 @@ def split_quality(splits: dict[str, list[dict[str, Any]]], min_stratum: int = MI
     return {"strata_missing": missing, "domain_share_deviation": deviation, "max_domain_share_deviation": worst}
 
 
-def _crossings(splits: dict[str, list[dict[str, Any]]], threshold: float) -> tuple[list[str], list[tuple[str, str]]]:
-    """Conversations in several splits, and near-duplicate query pairs (ids) across splits."""
+def _crossings(splits: dict[str, list[dict[str, Any]]], threshold: float) -> tuple[list[str], list[tuple[str, str]], str]:
+    """Conversations in several splits, near-duplicate query pairs (ids) across splits, and how pairs were found:
+    exact all-pairs rapidfuzz between splits when that is cheap, the LSH search otherwise."""
     conv_splits: dict[str, set[str]] = defaultdict(set)
-    flat: list[tuple[str, dict]] = []
     for s, rows in splits.items():
         for r in rows:
             for c in conversations_of(r):
                 conv_splits[c].add(s)
-            flat.append((s, r))
     shared_convs = sorted(c for c, ss in conv_splits.items() if len(ss) > 1)
+    names = [s for s in SPLITS if splits.get(s)]
+    work = sum(len(splits[a]) * len(splits[b]) for i, a in enumerate(names) for b in names[i + 1 :])
+    crossing: list[tuple[str, str]] = []
+    if work <= EXACT_CROSS_CHECK:
+        for i, a in enumerate(names):
+            qa = [normalize(r["query"]) for r in splits[a]]
+            for b in names[i + 1 :]:
+                qb = [normalize(r["query"]) for r in splits[b]]
+                hits = process.cdist(qa, qb, scorer=fuzz.ratio, score_cutoff=threshold, dtype=np.uint8, workers=-1)
+                crossing += [(splits[a][x]["id"], splits[b][y]["id"]) for x, y in zip(*np.nonzero(hits))]
+        return shared_convs, sorted(crossing), "exact"
+    flat = [(s, r) for s in SPLITS for r in splits.get(s, [])]
     pairs, _ = near_duplicate_pairs([r["query"] for _, r in flat], threshold)
     crossing = [(flat[i][1]["id"], flat[j][1]["id"]) for i, j in pairs.tolist() if flat[i][0] != flat[j][0]]
-    return shared_convs, crossing
+    return shared_convs, crossing, "lsh"
 
 
 def leakage_report(splits: dict[str, list[dict[str, Any]]], threshold: float) -> dict[str, Any]:
     """Conversations and near-duplicate queries found in more than one split (both must be zero)."""
-    shared_convs, crossing = _crossings(splits, threshold)
+    shared_convs, crossing, method = _crossings(splits, threshold)
     return {
         "conversations_in_several_splits": len(shared_convs),
         "near_duplicate_queries_across_splits": len(crossing),
         "threshold": threshold,
+        "method": method,
         "examples": {"conversations": shared_convs[:5], "queries": [list(p) for p in crossing[:5]]},
         "passed": not shared_convs and not crossing,
     }
