@@ -21,7 +21,7 @@ from builder.errors import InputError
 from builder.ingest import demo_corpus, ingest
 from builder.io import read_json, read_jsonl, write_json, write_jsonl
 from builder.record import SPLITS
-from builder.release import sha256_file, write_release
+from builder.release import published, sha256_file, write_release
 from builder.resources import resource
 from builder.split import SplitError, split
 from builder.synthesize import METHOD_VERSIONS, synthesize
@@ -215,7 +215,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
     rows = read_jsonl(work.need(work.split, "split"))
     splits = {s: [] for s in SPLITS}
     for row in rows:
-        splits[row["split"]].append(row["record"])
+        splits[row["split"]].append(published(row["record"]))  # as they read back: diffs compare like with like
     # --bump: version computed from the newest release in OUT/<name>/ and checked against the changes.
     decision = decide_version(Path(out) / config.name, config.version, splits, bump)
     report = read_json(work.root / "split_report.json")
