@@ -326,9 +326,10 @@ def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
     first, from the larger split on a tie (the smaller ones are the scarce evaluation data). The search runs again
     on what is kept, since it can surface pairs the search on the full set did not."""
     for _ in range(20):
-        _, crossing, _ = _crossings(splits, threshold)
+        found = _crossings(splits, threshold)
+        crossing = found[1]
         if not crossing:
-            break
+            return _report(*found, threshold)
         where = {r["id"]: s for s in SPLITS for r in splits[s]}
         size = {s: len(rows) for s, rows in splits.items()}
         adj: dict[str, set[str]] = defaultdict(set)
@@ -415,7 +416,10 @@ def _crossings(splits: dict[str, list[dict[str, Any]]], threshold: float) -> tup
 
 def leakage_report(splits: dict[str, list[dict[str, Any]]], threshold: float) -> dict[str, Any]:
     """Conversations and near-duplicate queries found in more than one split (both must be zero)."""
-    shared_convs, crossing, method = _crossings(splits, threshold)
+    return _report(*_crossings(splits, threshold), threshold)
+
+
+def _report(shared_convs: list[str], crossing: list[tuple[str, str]], method: str, threshold: float) -> dict[str, Any]:
     return {
         "conversations_in_several_splits": len(shared_convs),
         "near_duplicate_queries_across_splits": len(crossing),
