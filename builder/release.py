@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from builder.errors import InputError
 from builder.io import write_bytes, write_json, write_jsonl, write_text
@@ -210,7 +211,10 @@ def check_release(release_dir: Path, where: Path | None = None) -> dict[str, int
             raise ReleaseError(f"{shown}/data: {split} has {whole} rows but its per-setting copies {parts}; "
                                "no release was written")
     card = (release_dir / "README.md").read_text(encoding="utf-8")
-    for target in card_links(card):
+    header = yaml.safe_load(card.split("---", 2)[1]) if card.startswith("---") else {}
+    data_files = [f["path"] for c in (header or {}).get("configs", []) for f in c.get("data_files", [])
+                  if isinstance(f, dict) and "*" not in str(f.get("path", "*"))]  # globs are the curator's
+    for target in card_links(card) + data_files:
         if not (release_dir / target.split("#")[0]).is_file():
             raise ReleaseError(f"{shown / 'README.md'}: links {target}, which the release lacks; "
                                "no release was written")

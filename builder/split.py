@@ -1,8 +1,9 @@
 """Split stage: grouped, stratified, seeded train / validation / test.
 
 Hard groups never cross splits: records that share a source conversation (the query's, the history's or the
-documents'), a synthesis block, or a contrastive pair. Soft links join hard groups without merging them: a
-near-duplicate query found in two groups. Merging on them let chains of short generic queries
+documents') or a synthesis block; a generator's contrastive pair lives in one conversation, so in one group.
+Soft links join hard groups without merging them: a near-duplicate query found in two groups (a pair id that
+spans groups comes from `dedup` linking identical queries, so it is one of these). Merging on them let chains of short generic queries
 ("solutions?", "benefits?") swallow the set. Instead the assignment keeps linked groups together where that
 costs little, and a record whose near-duplicate went to another split is dropped, with its reason.
 
@@ -21,10 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from builder.errors import InputError
 from rapidfuzz import fuzz, process
 
+from builder.errors import InputError
 from builder.neardup import near_duplicate_pairs, normalize
 from builder.record import SPLITS
 
@@ -86,7 +86,7 @@ class SplitResult:
 
 
 def group_records(records: list[dict[str, Any]], blocks: dict[str, str] | None = None) -> list[str]:
-    """Hard group of each record: union of its conversations, their blocks, and its pair id."""
+    """Hard group of each record: union of its conversations and their blocks."""
     uf = _UnionFind()
     for i, r in enumerate(records):
         node = f"r:{i}"
@@ -94,7 +94,6 @@ def group_records(records: list[dict[str, Any]], blocks: dict[str, str] | None =
             uf.union(node, f"c:{conv}")
             if blocks and conv in blocks:
                 uf.union(f"c:{conv}", f"b:{blocks[conv]}")
-    # A pair inside a group joins nothing new; a pair across groups is a soft link (see soft_links).
     return [uf.find(f"r:{i}") for i in range(len(records))]
 
 

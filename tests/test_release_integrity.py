@@ -354,3 +354,44 @@ def test_mtrag_card_is_sound(mtrag_release, tmp_path):
     header = card_header(mtrag_release)
     assert header["source_licenses"] == {"ibm/mt-rag-benchmark": "apache-2.0"}
     assert "arXiv:2501.03468" in (mtrag_release / "README.md").read_text()
+
+
+# --- the LLM build against a server whose replies are short and generic -------------------------------------
+
+
+def test_llm_build_with_generic_replies_gives_three_sound_splits(tmp_path):
+    """Every LLM-written query is the same short sentence: those soft links once merged the set into one group."""
+    import os
+    import subprocess
+    import sys
+
+    from fake_openai import FakeOpenAI
+    from test_llm_generators import responder
+
+    def generic(body: dict) -> str | None:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        reply = responder(body)
+        if name == "ambiguate":
+            return json.dumps({**json.loads(reply), "ambiguous_query": "which one is it?"})
+        if name == "hard_negative":
+            return json.dumps({**json.loads(reply), "rewrite": "and that one?"})
+        return reply
+
+    server = FakeOpenAI(responder=generic).start()
+    try:
+        cmd = [sys.executable, "-c", "from builder.cli import main; main()", "build", "--config",
+               str(ROOT / "configs" / "demo-llm.yaml"), "--base-url", server.url, "--cache", str(tmp_path / "cache"),
+               "--out", str(tmp_path / "out")]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "OPENAI_API_KEY": "sk-test"})
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    release = Path(done.stdout.strip().splitlines()[-1])
+    rows = [r for rows in split_rows(release).values() for r in rows]
+    llm = [r for r in rows if r["provenance"]["method"].startswith("llm_")]
+    assert {r["query"] for r in llm} & {"which one is it?", "and that one?"}, "the generic LLM records were released"
+    assert_every_row_validates(release)
+    assert_split_guarantees(release, max_group_share=None)
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["split_groups"] >= 12
