@@ -165,6 +165,8 @@ class _Problem:
 
 
 def _cost(p: _Problem, assign: np.ndarray, complete: bool = True) -> float:
+    """Cost of an assignment (group -> split index, -1 = not placed yet). The balance terms are chi-square-like,
+    in records; a domain share past the tolerance, a missing stratum or a missing domain weigh far more."""
     S = len(p.ratios)
     onehot = np.zeros((len(assign), S))
     placed = assign >= 0
@@ -186,7 +188,7 @@ def _cost(p: _Problem, assign: np.ndarray, complete: bool = True) -> float:
         cost += 1e6 * float((np.maximum(dev - (SHARE_TOLERANCE - 0.01), 0.0) ** 2).sum())
     if p.links.any():
         # Records to drop when two linked groups go apart: about the smaller side of their links.
-        apart = assign[:, None] != assign[None, :]
+        apart = (assign[:, None] != assign[None, :]) & placed[:, None] & placed[None, :]
         cost += 2.0 * float((np.minimum(p.links, p.links.T) * apart).sum() / 2)
     if complete:
         cost += 1e5 * float(((have[active][:, p.eligible]) == 0).sum())
