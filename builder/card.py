@@ -7,33 +7,34 @@ hand (kept) from one it may regenerate; text outside the markers is the curator'
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections import Counter
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from builder.record import SETTINGS, SPLITS
+import yaml
+
+from builder.record import NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES, SETTINGS, SPLITS
 
 PLOT_PATH = "assets/label_distribution.png"
 REPO_PLACEHOLDER = "<org>/<name>"
-# Known sources: license, home page and citation. Matched by a substring of provenance.source_dataset.
-SOURCES = {
-    "mtrag": {
-        "name": "MTRAG (IBM mt-rag-benchmark)",
-        "license": "apache-2.0",
-        "url": "https://github.com/IBM/mt-rag-benchmark",
-        "bibtex": "@article{katsis2025mtrag,\n  title={MTRAG: A Multi-Turn Conversational Benchmark for Evaluating "
-        "Retrieval-Augmented Generation Systems},\n  author={Katsis, Yannis and others},\n"
-        "  journal={arXiv preprint arXiv:2501.03468},\n  year={2025}\n}",
-    },
-    "abg": {
-        "name": "Abg-CoQA",
-        "license": "mit",
-        "url": "https://github.com/MeiqiGuo/AKBC2021-Abg-CoQA",
-        "bibtex": "@inproceedings{guo2021abgcoqa,\n  title={Abg-CoQA: Clarifying Ambiguity in Conversational "
-        "Question Answering},\n  author={Guo, Meiqi and Zhang, Mingda and Reddy, Siva and Alikhani, Malihe},\n"
-        "  booktitle={3rd Conference on Automated Knowledge Base Construction},\n  year={2021}\n}",
-    },
-}
+SOURCES_FILE = Path(__file__).resolve().parent / "data" / "sources.yaml"
+TAGS = ["rag", "clarification", "clarifying-questions", "multi-turn", "conversational", "synthetic"]
+# Columns a user stratifies or filters on: ClassLabel in `dataset_info.features`, so `datasets` loads them as such.
+CLASS_LABELS = ("category", "setting", "domain")
+
+
+@lru_cache(maxsize=1)
+def known_sources() -> dict[str, dict[str, Any]]:
+    """Source metadata from builder/data/sources.yaml, keyed by lower-cased id and every alias."""
+    out: dict[str, dict[str, Any]] = {}
+    for source_id, info in (yaml.safe_load(SOURCES_FILE.read_text(encoding="utf-8")) or {}).items():
+        entry = {k: v for k, v in info.items() if k != "aliases"} | {"id": source_id}
+        for key in [source_id, *info.get("aliases", [])]:
+            out[key.lower()] = entry
+    return out
 
 
 def size_category(n: int) -> str:
@@ -43,11 +44,31 @@ def size_category(n: int) -> str:
     return "n>1M"
 
 
-def source_info(source_dataset: str) -> dict[str, str]:
-    for key, info in SOURCES.items():
-        if key in source_dataset.lower():
-            return info
-    return {"name": source_dataset, "license": "unknown", "url": "", "bibtex": ""}
+def source_info(source_dataset: str) -> dict[str, Any]:
+    """A source's own metadata (license, url, citation), matched by its exact id or an alias."""
+    known = known_sources().get(source_dataset.lower())
+    if known:
+        return known
+    return {"id": source_dataset, "name": source_dataset, "license": "unknown", "url": "", "bibtex": "",
+            "language_creators": ["found"]}
+
+
+def class_names(splits: dict[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
+    """ClassLabel names: categories and settings from the schema (stable across releases), domains as present."""
+    domains = sorted({r["domain"] for rows in splits.values() for r in rows})
+    return {"category": [*POSITIVE_CATEGORIES, *NEGATIVE_CATEGORIES], "setting": list(SETTINGS), "domain": domains}
+
+
+def features_yaml(splits: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """`dataset_info.features` of the card: the release's columns, with the CLASS_LABELS as ClassLabel."""
+    import datasets
+
+    from builder.release import ARROW_SCHEMA
+
+    features = datasets.Features.from_arrow_schema(ARROW_SCHEMA)
+    for column, names in class_names(splits).items():
+        features[column] = datasets.ClassLabel(names=names)
+    return datasets.DatasetInfo(features=features)._to_yaml_dict()["features"]
 
 
 def card_metadata(
@@ -69,17 +90,31 @@ def card_metadata(
 
     configs = [{"config_name": "default", "default": True, "data_files": files(None)}]
     configs += [{"config_name": st, "data_files": files(st)} for st in SETTINGS if files(st)]
-    return {
+    sources = [source_info(s) for s in source_datasets]
+    label_sources = {r["provenance"]["label_source"] for rows in (splits or {}).values() for r in rows} or {"generator"}
+    meta = {
         "pretty_name": pretty_name,
         "license": license,
         "language": ["en"],
+        "multilinguality": ["monolingual"],
         "task_categories": ["text-classification", "text-generation"],
+        "task_ids": ["multi-class-classification", "dialogue-modeling"],
+        "tags": list(TAGS),
         "size_categories": [size_category(total)],
         "source_datasets": source_datasets,
+        # Labels and clarifications are generated (rules or an LLM judge) unless a human audit set them.
+        "annotations_creators": sorted({"expert-generated" if s == "human" else "machine-generated" for s in label_sources}),
+        # The sources' own text, plus the generated queries and stitched contexts.
+        "language_creators": sorted({c for s in sources for c in s.get("language_creators", [])} | {"machine-generated"}),
         # Not a Hub field: the license of each source, which `source_datasets` cannot carry.
-        "source_licenses": {s: source_info(s)["license"] for s in source_datasets},
+        "source_licenses": {s: info["license"] for s, info in zip(source_datasets, sources)},
         "configs": configs,
     }
+    if splits is not None:
+        features = features_yaml(splits)
+        # One copy per config (no YAML aliases): `datasets` reads the features of each config by its name.
+        meta["dataset_info"] = [{"config_name": c["config_name"], "features": copy.deepcopy(features)} for c in configs]
+    return meta
 
 
 def count_table(splits: dict[str, list[dict[str, Any]]], field: str) -> str:
@@ -122,6 +157,11 @@ def generators_and_prompts(splits: dict[str, list[dict[str, Any]]]) -> tuple[dic
                 p = prov["prompt"]
                 prompts.add((p.get("name") or "?", p.get("version") or "?", (p.get("sha256") or "")[:12]))
     return methods, sorted(prompts)
+
+
+def card_assets(splits: dict[str, list[dict[str, Any]]]) -> dict[str, bytes]:
+    """The files the card links to, by release-relative path."""
+    return {PLOT_PATH: label_plot_png(splits)}
 
 
 def label_plot_png(splits: dict[str, list[dict[str, Any]]]) -> bytes:
@@ -200,7 +240,7 @@ def render_card(
     prompt_lines = "\n".join(f"- `{n}` version {v} (sha256 {h}…)" for n, v, h in prompts) or "- none (no LLM prompts)"
     sources = [source_info(s) | {"id": s} for s in source_datasets]
     source_lines = "\n".join(f"- {s['name']} (`{s['id']}`), license {s['license']} {s['url']}".rstrip() for s in sources)
-    bibtex = "\n\n".join(s["bibtex"] for s in sources if s["bibtex"])
+    bibtex = "\n\n".join(s["bibtex"] for s in sources if s.get("bibtex"))
     sections = [
         section("title", f"# ClariEdge: {name} {version}"),
         section(
@@ -243,6 +283,7 @@ def render_card(
     ]
     for title, text in (body_sections or {}).items():
         sections.append(section(f"extra-{title.lower().replace(' ', '-')}", f"## {title}\n\n{text}"))
-    sections.append(section("citation", "## Citation\n\nPlease cite the sources:\n\n```bibtex\n" + bibtex + "\n```"))
+    cite = ("Please cite the sources:\n\n```bibtex\n" + bibtex + "\n```") if bibtex else "No citation is recorded for the sources."
+    sections.append(section("citation", "## Citation\n\n" + cite))
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n\n".join(sections) + "\n")
     return str(card)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from builder import __version__
-from builder.card import render_card
+from builder.card import card_assets, render_card
 from builder.config import BuildConfig
 from builder.conversation import Conversation
 from builder.dedup import dedup
@@ -21,9 +21,9 @@ from builder.errors import InputError
 from builder.ingest import demo_corpus, ingest
 from builder.io import read_json, read_jsonl, write_json, write_jsonl
 from builder.record import SPLITS
-from builder.release import sha256_file, write_release
+from builder.release import published, sha256_file, write_release
 from builder.resources import resource
-from builder.split import split
+from builder.split import SplitError, split
 from builder.synthesize import METHOD_VERSIONS, synthesize
 from builder.validate import validate
 
@@ -206,11 +206,20 @@ def run_dedup(config: BuildConfig, work: Work) -> dict[str, int]:
 
 def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
     records = read_jsonl(work.need(work.deduplicated, "dedup"))
-    ratios = config.split.model_dump()
-    result = split(records, ratios, config.seed, config.dedup.query_threshold)
+    blocks = {t["conversation_id"]: t["block"] for t in read_jsonl(work.need(work.turns, "synthesize"))}
+    for stale in (work.split, work.split_dropped):  # a failed split must leave nothing for `clariedge release`
+        stale.unlink(missing_ok=True)
+    if not records:
+        counts = stage_counts(work, {})
+        raise SplitError(f"{work.deduplicated}: no record left to split ({counts['candidates']} candidates, "
+                         f"{counts['rejected_by_generators']} rejected by the generators, {counts['quarantined']} "
+                         f"quarantined, {counts['duplicates']} duplicates): every split would be empty")
+    result = split(records, config.split.model_dump(), config.seed, config.dedup.query_threshold, blocks)
+    write_jsonl(work.split_dropped, result.dropped)
+    write_json(work.root / "split_report.json",
+               {"groups": result.groups, "leakage": result.leakage, "quality": result.quality})
     write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
-    write_json(work.root / "split_report.json", {"groups": result.groups, "leakage": result.leakage})
-    return {s: len(result.splits[s]) for s in SPLITS}
+    return {s: len(result.splits[s]) for s in SPLITS} | {"dropped_by_split": len(result.dropped)}
 
 
 def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
@@ -219,7 +228,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
     rows = read_jsonl(work.need(work.split, "split"))
     splits = {s: [] for s in SPLITS}
     for row in rows:
-        splits[row["split"]].append(row["record"])
+        splits[row["split"]].append(published(row["record"]))  # as they read back: diffs compare like with like
     # --bump: version computed from the newest release in OUT/<name>/ and checked against the changes.
     decision = decide_version(Path(out) / config.name, config.version, splits, bump)
     report = read_json(work.root / "split_report.json")
@@ -244,6 +253,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         "splits": {s: len(splits[s]) for s in SPLITS},
         "leakage": report["leakage"],
         "split_groups": report["groups"],
+        "split_quality": report.get("quality", {}),
         "accounting": summary,
         "statistics": statistics(splits),
     }
@@ -259,7 +269,8 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         changelog=decision.changelog,
     )
     target = Path(out) / config.name / decision.version
-    return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting})
+    return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},
+                         assets=card_assets(splits))
 
 
 def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
@@ -317,6 +328,7 @@ def stage_counts(work: Work, splits: dict[str, list]) -> dict[str, int]:
         "validated": n(work.validated),
         "duplicates": n(work.duplicates),
         "deduplicated": n(work.deduplicated),
+        "dropped_by_split": n(work.split_dropped),
         "released": sum(len(v) for v in splits.values()),
     }
 
@@ -326,6 +338,7 @@ def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     split_of = {row["record"]["id"]: row["split"] for row in read_jsonl(work.split)}
     dropped = {row["id"]: row for row in read_jsonl(work.duplicates)}
     quarantined = {row["id"]: row for row in read_jsonl(work.quarantine)}
+    by_split = {row["id"]: row for row in read_jsonl(work.split_dropped)} if work.split_dropped.exists() else {}
     rows: list[dict[str, Any]] = []
     per_turn: dict[tuple[str, int], Counter] = {}
     for cand in read_jsonl(work.candidates):
@@ -337,6 +350,8 @@ def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             row.update(status="deduplicated", kept_id=dropped[cand["id"]]["kept_id"], score=dropped[cand["id"]]["score"])
         elif cand["id"] in quarantined:
             row.update(status="rejected", reason="schema: " + quarantined[cand["id"]]["errors"][0]["message"])
+        elif cand["id"] in by_split:
+            row.update(status="rejected", reason=by_split[cand["id"]]["reason"])
         else:
             raise RuntimeError(f"candidate {cand['id']} vanished between stages")  # a bug, never input
         rows.append(row)

@@ -1,20 +1,41 @@
 """Split stage: grouped, stratified, seeded train / validation / test.
 
-Records that share a source conversation (query, history or documents), a contrastive pair, or a
-near-duplicate query form one group, and a group never crosses splits.
+Hard groups never cross splits: records that share a source conversation (the query's, the history's or the
+documents') or a synthesis block; a generator's contrastive pair lives in one conversation, so in one group.
+Soft links join hard groups without merging them: a near-duplicate query found in two groups (a pair id that
+spans groups comes from `dedup` linking identical queries, so it is one of these). Merging on them let chains of short generic queries
+("solutions?", "benefits?") swallow the set. Instead the assignment keeps linked groups together where that
+costs little, and a record whose near-duplicate went to another split is dropped, with its reason.
+
+Groups are assigned greedily, largest first, then improved by moving and swapping groups. The cost counts
+every stratum (label x setting x domain) against its target in each split, the split sizes, each domain's
+share of each split, the records that soft links would drop, and, far above the rest, a stratum of at least
+`min_stratum` records or a domain missing from a split. A split that comes out empty, or without one of the
+domains, raises SplitError: no release is written.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from rapidfuzz import fuzz, process
 
-from builder.neardup import clusters, near_duplicate_pairs, normalize
+from builder.errors import InputError
+from builder.neardup import near_duplicate_pairs, normalize
 from builder.record import SPLITS
+
+MIN_STRATUM = 10  # a stratum this large must reach every split
+SHARE_TOLERANCE = 0.05  # a domain's share of each split stays within this of its share of the set
+MAX_SWAP_GROUPS = 600  # above this many groups only moves are tried (swaps are quadratic)
+EXACT_CROSS_CHECK = 50_000_000  # cross-split query comparisons up to which leakage is checked all-pairs, not by LSH
+
+
+class SplitError(InputError):
+    """The records cannot make a sound split (the message names the cause); the build stops."""
 
 
 class _UnionFind:
@@ -48,98 +69,363 @@ def stratum(record: dict[str, Any]) -> tuple:
     return (record["needs_clarification"], record["setting"], record["domain"])
 
 
+def _h(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
+
+
 @dataclass
 class SplitResult:
     splits: dict[str, list[dict[str, Any]]]
     groups: int
     leakage: dict[str, Any]
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # {id, split, reason, kept_id}
+    quality: dict[str, Any] = field(default_factory=dict)
 
 
-def group_records(records: list[dict[str, Any]], threshold: float) -> list[str]:
+# --- hard groups --------------------------------------------------------------------------------------
+
+
+def group_records(records: list[dict[str, Any]], blocks: dict[str, str] | None = None) -> list[str]:
+    """Hard group of each record: union of its conversations and their blocks."""
     uf = _UnionFind()
     for i, r in enumerate(records):
         node = f"r:{i}"
         for conv in conversations_of(r):
             uf.union(node, f"c:{conv}")
-        if r.get("pair_id"):
-            uf.union(node, f"p:{r['pair_id']}")
-    pairs, _ = near_duplicate_pairs([r["query"] for r in records], threshold)
-    for c, members in _by_label(clusters(len(records), pairs)).items():
-        for m in members[1:]:
-            uf.union(f"r:{members[0]}", f"r:{m}")
+            if blocks and conv in blocks:
+                uf.union(f"c:{conv}", f"b:{blocks[conv]}")
     return [uf.find(f"r:{i}") for i in range(len(records))]
 
 
-def _by_label(labels: np.ndarray) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = defaultdict(list)
-    for i, c in enumerate(labels.tolist()):
-        out[c].append(i)
-    return out
-
-
-def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, threshold: float = 92.0) -> SplitResult:
-    """Assign whole groups to splits, largest first, each to the split whose strata lag most behind target."""
-    roots = group_records(records, threshold)
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, root in enumerate(roots):
-        groups[root].append(i)
-    total = Counter(stratum(r) for r in records)
-    target = {s: {k: v * ratios[s] for k, v in total.items()} for s in SPLITS}
-    have = {s: Counter() for s in SPLITS}
-    size = Counter()
-    order = sorted(groups, key=lambda g: (-len(groups[g]), hashlib.sha256(f"{seed}|{g}".encode()).hexdigest()))
-    assignment: dict[str, str] = {}
-    n = len(records)
-    for position, g in enumerate(order):
-        comp = Counter(stratum(records[i]) for i in groups[g])
-        empty = [s for s in SPLITS if ratios[s] > 0 and size[s] == 0]
-        if empty and len(order) - position <= len(empty):
-            # Just enough groups left to give every split at least one.
-            best = max(empty, key=lambda s: (ratios[s], -SPLITS.index(s)))
-            assignment[g] = best
-            have[best].update(comp)
-            size[best] += len(groups[g])
-            continue
-
-        def cost(s: str) -> float:
-            # Squared shortfall of every stratum after adding the group, plus overall size balance.
-            c = 0.0
-            for k in total:
-                c += sum(((have[t][k] + (comp.get(k, 0) if t == s else 0)) - target[t][k]) ** 2 for t in SPLITS)
-            c += sum(((size[t] + (len(groups[g]) if t == s else 0)) - n * ratios[t]) ** 2 for t in SPLITS) * 4
-            return c
-
-        best = min(SPLITS, key=lambda s: (cost(s), SPLITS.index(s)))
-        assignment[g] = best
-        have[best].update(comp)
-        size[best] += len(groups[g])
-    splits = {s: [] for s in SPLITS}
+def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], domain: str, seed: int,
+           alive: list[bool]) -> list[int] | None:
+    """Cut one of the domain's multi-conversation groups in two halves, the one whose cut costs fewest records;
+    returns the records joining the halves (to drop), or None when every group is a single conversation."""
+    members: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(records):
-        splits[assignment[roots[i]]].append(r)
+        if alive[i] and r["domain"] == domain:
+            members[roots[i]].append(i)
+    best = None
+    for g, idx in sorted(members.items()):
+        convs = sorted({c for i in idx for c in conversations_of(records[i])}, key=lambda c: _h(seed, "sever", c))
+        if len(convs) < 2:
+            continue
+        half = set(convs[: len(convs) // 2])
+        cut = [i for i in idx if conversations_of(records[i]) & half and conversations_of(records[i]) - half]
+        if best is None or len(cut) < len(best[0]):
+            best = (cut, convs, half)
+    if best is None:
+        return None
+    cut, convs, half = best
+    tag = _h(seed, "half", *sorted(half))[:8]
+    for c in convs:
+        blocks[c] = f"{blocks.get(c, c)}/{tag if c in half else 'rest'}"
+    return cut
+
+
+# --- soft links ---------------------------------------------------------------------------------------
+
+
+def soft_links(records: list[dict[str, Any]], roots: list[str], group_index: dict[str, int],
+               threshold: float) -> np.ndarray:
+    """(G, G) matrix: [g, h] = records of group g with a near-duplicate query in group h (a pair id across groups
+    always comes with one: `dedup` links identical queries only)."""
+    pairs, _ = near_duplicate_pairs([r["query"] for r in records], threshold)
+    G = len(group_index)
+    seen: set[tuple[int, int]] = set()
+    for i, j in pairs.tolist():
+        gi, gj = group_index[roots[i]], group_index[roots[j]]
+        if gi != gj:
+            seen.add((i, gj))
+            seen.add((j, gi))
+    links = np.zeros((G, G))
+    for i, h in seen:
+        links[group_index[roots[i]], h] += 1
+    return links
+
+
+# --- assignment ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Problem:
+    """Plain arrays for the assignment search: groups x strata counts, groups x domains, soft components."""
+
+    counts: np.ndarray  # (G, K)
+    strata: list[tuple]
+    domain_of_stratum: np.ndarray  # (K,) domain index
+    domains: list[str]
+    ratios: np.ndarray  # (S,)
+    links: np.ndarray  # (G, G) records of group g with a near-duplicate in group h
+    eligible: np.ndarray  # (K,) bool: stratum large enough to be required in every split
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+
+def _cost(p: _Problem, assign: np.ndarray, complete: bool = True) -> float:
+    """Cost of an assignment (group -> split index, -1 = not placed yet). The balance terms are chi-square-like,
+    in records; a domain share past the tolerance, a missing stratum or a missing domain weigh far more."""
+    S = len(p.ratios)
+    onehot = np.zeros((len(assign), S))
+    placed = assign >= 0
+    onehot[np.flatnonzero(placed), assign[placed]] = 1.0
+    have = onehot.T @ p.counts  # (S, K)
+    total = p.counts.sum(0)
+    target = p.ratios[:, None] * total[None, :]
+    cost = float((((have - target) ** 2) / (target + 1.0)).sum())
+    size = have.sum(1)
+    tsize = p.ratios * p.n
+    cost += 4.0 * float((((size - tsize) ** 2) / (tsize + 1.0)).sum())
+    by_domain = np.zeros((S, len(p.domains)))
+    np.add.at(by_domain.T, p.domain_of_stratum, have.T)
+    share = by_domain / np.maximum(size, 1.0)[:, None]
+    global_share = by_domain.sum(0) / max(size.sum(), 1.0)
+    active = p.ratios > 0
+    if complete:  # a partial split's shares mean nothing yet (its first group is one domain)
+        dev = np.abs(share - global_share[None, :])[active & (size > 0)]
+        cost += 1e6 * float((np.maximum(dev - (SHARE_TOLERANCE - 0.01), 0.0) ** 2).sum())
+    if p.links.any():
+        # Records to drop when two linked groups go apart: about the smaller side of their links.
+        apart = (assign[:, None] != assign[None, :]) & placed[:, None] & placed[None, :]
+        cost += 2.0 * float((np.minimum(p.links, p.links.T) * apart).sum() / 2)
+    if complete:
+        cost += 1e5 * float(((have[active][:, p.eligible]) == 0).sum())
+        cost += 1e6 * float((by_domain[active] == 0).sum())
+    return cost
+
+
+def assign_groups(p: _Problem, seed: int, keys: list[str]) -> np.ndarray:
+    """Greedy largest-first placement, then the best single move (or, failing that, swap) until none helps."""
+    G, S = len(keys), len(p.ratios)
+    sizes = p.counts.sum(1)
+    order = sorted(range(G), key=lambda g: (-sizes[g], _h(seed, keys[g])))
+    assign = np.full(G, -1)
+    active = [s for s in range(S) if p.ratios[s] > 0]
+    for g in order:
+        best, best_cost = active[0], None
+        for s in active:
+            assign[g] = s
+            c = _cost(p, assign, complete=False)
+            if best_cost is None or c < best_cost:
+                best, best_cost = s, c
+        assign[g] = best
+    current = _cost(p, assign)
+    # Best improvement: the cheapest fix first (from an all-train start, the smallest group moves, not the largest).
+    for _ in range(10 * G + 100):
+        best = None
+        for g in order:
+            old = assign[g]
+            for s in active:
+                if s != old:
+                    assign[g] = s
+                    c = _cost(p, assign)
+                    if c < current - 1e-9 and (best is None or c < best[0]):
+                        best = (c, g, s)
+            assign[g] = old
+        if best is None and G <= MAX_SWAP_GROUPS:
+            for a_i, a in enumerate(order):
+                for b in order[a_i + 1 :]:
+                    if assign[a] != assign[b]:
+                        assign[a], assign[b] = assign[b], assign[a]
+                        c = _cost(p, assign)
+                        if c < current - 1e-9 and (best is None or c < best[0]):
+                            best = (c, a, assign[a], b, assign[b])
+                        assign[a], assign[b] = assign[b], assign[a]
+        if best is None:
+            break
+        current = best[0]
+        for g, s in zip(best[1::2], best[2::2]):
+            assign[g] = s
+    return assign
+
+
+def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: dict[str, int],
+             roots: list[str], links: np.ndarray, ratios: dict[str, float], min_stratum: int) -> _Problem:
+    strata = sorted({stratum(r) for r in records}, key=str)
+    k_of = {k: i for i, k in enumerate(strata)}
+    domains = sorted({r["domain"] for r in records})
+    counts = np.zeros((len(group_keys), len(strata)))
+    for i, r in enumerate(records):
+        counts[group_index[roots[i]], k_of[stratum(r)]] += 1
+    return _Problem(
+        counts=counts,
+        strata=strata,
+        domain_of_stratum=np.array([domains.index(k[2]) for k in strata], dtype=np.int64),
+        domains=domains,
+        ratios=np.array([ratios[s] for s in SPLITS], dtype=float),
+        links=links,
+        eligible=counts.sum(0) >= min_stratum,
+    )
+
+
+# --- the stage ----------------------------------------------------------------------------------------
+
+
+def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, threshold: float = 92.0,
+          blocks: dict[str, str] | None = None, min_stratum: int = MIN_STRATUM) -> SplitResult:
+    """Assign whole hard groups to splits; drop (with a reason) the few records soft links would leak."""
+    records = sorted(records, key=lambda r: r["id"])
+    blocks = dict(blocks or {})
+    active = [s for s in SPLITS if ratios.get(s, 0) > 0]
+    if not records:
+        raise SplitError("no record reached the split stage: every split would be empty")
+    alive = [True] * len(records)
+    dropped: list[dict[str, Any]] = []
+
+    # A domain needs a group per split: sever its largest block at a conversation boundary when it has fewer.
+    roots = group_records(records, blocks)
+    for domain in sorted({r["domain"] for r in records}):
+        while len({roots[i] for i, r in enumerate(records) if alive[i] and r["domain"] == domain}) < len(active):
+            cut = _sever(records, roots, blocks, domain, seed, alive)
+            if cut is None:
+                n_conv = len({c for i, r in enumerate(records) if alive[i] and r["domain"] == domain
+                              for c in conversations_of(r)})
+                raise SplitError(
+                    f"domain '{domain}' cannot reach every split: its records come from {n_conv} conversation(s), "
+                    f"fewer than the {len(active)} splits ({', '.join(active)}); add conversations of that domain "
+                    "or drop a split")
+            for i in cut:
+                alive[i] = False
+                dropped.append({"id": records[i]["id"], "split": None, "kept_id": None,
+                                "reason": f"block severed: joins the two halves of a block of domain '{domain}', "
+                                          "cut so that the domain reaches every split"})
+            live = [i for i in range(len(records)) if alive[i]]
+            sub = group_records([records[i] for i in live], blocks)
+            roots = [""] * len(records)
+            for i, root in zip(live, sub):
+                roots[i] = root
+
+    live = [i for i in range(len(records)) if alive[i]]
+    kept = [records[i] for i in live]
+    roots = [roots[i] for i in live]
+    group_keys = sorted(set(roots))
+    group_index = {g: i for i, g in enumerate(group_keys)}
+    problem = _problem(kept, group_keys, group_index, roots, soft_links(kept, roots, group_index, threshold),
+                       ratios, min_stratum)
+    assign = assign_groups(problem, seed, group_keys)
+    splits = {s: [] for s in SPLITS}
+    for r, root in zip(kept, roots):
+        splits[SPLITS[assign[group_index[root]]]].append(r)
+    leakage = _drop_crossings(splits, threshold, dropped)
     for s in SPLITS:
         splits[s].sort(key=lambda r: r["id"])
-    return SplitResult(splits, len(groups), leakage_report(splits, threshold))
+    check_split(splits, active, dropped)
+    sizes = Counter(roots)
+    quality = split_quality(splits, min_stratum)
+    quality["largest_group"] = max(sizes.values())
+    quality["largest_group_share"] = round(max(sizes.values()) / len(records), 4)
+    quality["dropped"] = dict(sorted(Counter(d["reason"].split(":")[0] for d in dropped).items()))
+    dropped.sort(key=lambda d: d["id"])
+    return SplitResult(splits, len(group_keys), leakage, dropped, quality)
 
 
-def leakage_report(splits: dict[str, list[dict[str, Any]]], threshold: float) -> dict[str, Any]:
-    """Conversations and near-duplicate queries found in more than one split (both must be zero)."""
+def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
+                    dropped: list[dict[str, Any]]) -> dict[str, Any]:
+    """Drop a small cover of the near-duplicate pairs that cross splits: the record with the most crossing pairs
+    first, from the larger split on a tie (the smaller ones are the scarce evaluation data). The search runs again
+    on what is kept, since it can surface pairs the search on the full set did not."""
+    for _ in range(20):
+        found = _crossings(splits, threshold)
+        crossing = found[1]
+        if not crossing:
+            return _report(*found, threshold)
+        where = {r["id"]: s for s in SPLITS for r in splits[s]}
+        size = {s: len(rows) for s, rows in splits.items()}
+        adj: dict[str, set[str]] = defaultdict(set)
+        for a, b in crossing:
+            adj[a].add(b)
+            adj[b].add(a)
+        lose: set[str] = set()
+        while adj:
+            rid = max(adj, key=lambda x: (len(adj[x]), size[where[x]], -SPLITS.index(where[x]), x))
+            other = min(adj[rid])
+            lose.add(rid)
+            dropped.append({"id": rid, "split": where[rid], "kept_id": other,
+                            "reason": f"near-duplicate across splits: its query matches {other}, kept in {where[other]}"})
+            for y in adj.pop(rid):
+                adj[y].discard(rid)
+                if not adj[y]:
+                    del adj[y]
+        for s in SPLITS:
+            splits[s] = [r for r in splits[s] if r["id"] not in lose]
+    return leakage_report(splits, threshold)
+
+
+def check_split(splits: dict[str, list[dict[str, Any]]], active: list[str], dropped: list[dict[str, Any]]) -> None:
+    """Raise SplitError, naming the cause, for an empty split or a domain missing from a split."""
+    domains = sorted({r["domain"] for rows in splits.values() for r in rows})
+    lost = Counter(d["split"] for d in dropped if d["split"])
+    for s in active:
+        if not splits[s]:
+            cause = (f"all {lost[s]} of its records were near-duplicates of queries kept in other splits"
+                     if lost[s] else "the records form too few groups (shared conversations, blocks or pairs)")
+            raise SplitError(f"split '{s}' would be empty: {cause}")
+        present = {r["domain"] for r in splits[s]}
+        missing = [d for d in domains if d not in present]
+        if missing:
+            raise SplitError(
+                f"split '{s}' would have no record of domain(s) {', '.join(missing)}: the groups of that domain "
+                "(conversations sharing a block) all went to other splits, or their records were dropped as "
+                "near-duplicates; lower synthesize.block_size or add conversations of that domain")
+
+
+def split_quality(splits: dict[str, list[dict[str, Any]]], min_stratum: int = MIN_STRATUM) -> dict[str, Any]:
+    """Strata of `min_stratum`+ records missing from a split, and each domain's share deviation per split."""
+    records = [r for rows in splits.values() for r in rows]
+    total = Counter(stratum(r) for r in records)
+    missing = []
+    for s, rows in splits.items():
+        have = Counter(stratum(r) for r in rows)
+        missing += [{"split": s, "stratum": list(k)} for k, v in sorted(total.items(), key=str)
+                    if v >= min_stratum and rows and not have[k]]
+    share = Counter(r["domain"] for r in records)
+    deviation = {}
+    for s, rows in splits.items():
+        here = Counter(r["domain"] for r in rows)
+        deviation[s] = {d: round(here[d] / max(len(rows), 1) - share[d] / max(len(records), 1), 4) for d in sorted(share)}
+    worst = max((abs(v) for dev in deviation.values() for v in dev.values()), default=0.0)
+    return {"strata_missing": missing, "domain_share_deviation": deviation, "max_domain_share_deviation": worst}
+
+
+def _crossings(splits: dict[str, list[dict[str, Any]]], threshold: float) -> tuple[list[str], list[tuple[str, str]], str]:
+    """Conversations in several splits, near-duplicate query pairs (ids) across splits, and how pairs were found:
+    exact all-pairs rapidfuzz between splits when that is cheap, the LSH search otherwise."""
     conv_splits: dict[str, set[str]] = defaultdict(set)
-    flat: list[tuple[str, dict]] = []
     for s, rows in splits.items():
         for r in rows:
             for c in conversations_of(r):
                 conv_splits[c].add(s)
-            flat.append((s, r))
     shared_convs = sorted(c for c, ss in conv_splits.items() if len(ss) > 1)
+    names = [s for s in SPLITS if splits.get(s)]
+    work = sum(len(splits[a]) * len(splits[b]) for i, a in enumerate(names) for b in names[i + 1 :])
+    crossing: list[tuple[str, str]] = []
+    if work <= EXACT_CROSS_CHECK:
+        for i, a in enumerate(names):
+            qa = [normalize(r["query"]) for r in splits[a]]
+            for b in names[i + 1 :]:
+                qb = [normalize(r["query"]) for r in splits[b]]
+                hits = process.cdist(qa, qb, scorer=fuzz.ratio, score_cutoff=threshold, dtype=np.uint8, workers=-1)
+                crossing += [(splits[a][x]["id"], splits[b][y]["id"]) for x, y in zip(*np.nonzero(hits))]
+        return shared_convs, sorted(crossing), "exact"
+    flat = [(s, r) for s in SPLITS for r in splits.get(s, [])]
     pairs, _ = near_duplicate_pairs([r["query"] for _, r in flat], threshold)
-    crossing = [(int(i), int(j)) for i, j in pairs.tolist() if flat[i][0] != flat[j][0]]
+    crossing = [(flat[i][1]["id"], flat[j][1]["id"]) for i, j in pairs.tolist() if flat[i][0] != flat[j][0]]
+    return shared_convs, crossing, "lsh"
+
+
+def leakage_report(splits: dict[str, list[dict[str, Any]]], threshold: float) -> dict[str, Any]:
+    """Conversations and near-duplicate queries found in more than one split (both must be zero)."""
+    return _report(*_crossings(splits, threshold), threshold)
+
+
+def _report(shared_convs: list[str], crossing: list[tuple[str, str]], method: str, threshold: float) -> dict[str, Any]:
     return {
         "conversations_in_several_splits": len(shared_convs),
         "near_duplicate_queries_across_splits": len(crossing),
         "threshold": threshold,
-        "examples": {
-            "conversations": shared_convs[:5],
-            "queries": [[flat[i][1]["id"], flat[j][1]["id"]] for i, j in crossing[:5]],
-        },
+        "method": method,
+        "examples": {"conversations": shared_convs[:5], "queries": [list(p) for p in crossing[:5]]},
         "passed": not shared_convs and not crossing,
     }

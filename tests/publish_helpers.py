@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from builder.card import render_card
+from builder.card import card_assets, render_card
 from builder.release.versioning import schema_sha256
 from builder.record import SPLITS, Record
 from builder.release import write_release
@@ -77,4 +77,4 @@ def write_test_release(root: Path, version: str, splits: dict[str, list[dict[str
     card = render_card(
         splits, name=name, version=version, license="apache-2.0", source_datasets=["mtrag"], methods={}
     )
-    return write_release(root / name / version, splits, manifest, card)
+    return write_release(root / name / version, splits, manifest, card, assets=card_assets(splits))

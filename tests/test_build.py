@@ -61,7 +61,8 @@ def test_release_loads_with_datasets_both_ways(demo_release):
     for split, n in manifest["splits"].items():
         assert by_files[split].num_rows == n == by_dir[split].num_rows
     pre = load_dataset(str(demo_release), "pre_retrieval")
-    assert set(pre["train"]["setting"]) == {"pre_retrieval"}
+    setting = pre["train"].features["setting"]  # a ClassLabel, from the card's dataset_info
+    assert {setting.int2str(v) for v in pre["train"]["setting"]} == {"pre_retrieval"}
     row = by_dir["train"][0]
     assert json.loads(json.dumps(row["target"]))["clarification"]
 

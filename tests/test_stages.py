@@ -54,21 +54,37 @@ def test_dedup_drops_same_example_keeps_contrastive_pair():
 
 
 def test_split_keeps_groups_together_and_reports_no_leakage():
+    import random
+
+    rng = random.Random(5)
+    words = ["river", "tax", "visa", "loan", "cloud", "lake", "bridge", "pension", "server", "museum", "tariff",
+             "glacier", "mortgage", "kernel", "harbor", "vaccine", "castle", "router", "orchard", "ledger"]
     records = []
     for conv in range(30):
         for k in range(6):
-            records.append(record(f"ce-{conv:08d}{k:08d}", f"question {conv} number {k} about topic {conv * 7}",
-                                  conv=f"conv{conv}", label=k % 2 == 0, pair=f"pair{conv}" if k < 2 else None))
-    # One near-duplicate query across two conversations ties them together.
-    records.append(record("ce-9999999999999999", "question 3 number 1 about topic 21!", conv="conv9"))
+            query = " ".join(rng.sample(words, 6)) + f" {rng.randrange(10**6)}?"
+            records.append(record(f"ce-{conv:08d}{k:08d}", query, conv=f"conv{conv}", label=k % 2 == 0,
+                                  pair=f"pair{conv}" if k < 2 else None))
+    # One near-duplicate query in another conversation: a soft link, which never merges the two conversations.
+    twin = next(r for r in records if r["id"] == "ce-0000000300000001")
+    records.append(record("ce-9999999999999999", twin["query"] + "!", conv="conv9"))
     result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=5)
+    assert result.groups == 30
     where = {r["provenance"]["conversation_id"]: s for s, rows in result.splits.items() for r in rows}
     for s, rows in result.splits.items():
         assert rows, f"{s} is empty"
         for r in rows:
             assert where[r["provenance"]["conversation_id"]] == s
-    assert where["conv3"] == where["conv9"]
+    placed = {r["id"]: s for s, rows in result.splits.items() for r in rows}
+    dropped = {d["id"]: d for d in result.dropped}
+    for a, b in (("ce-9999999999999999", twin["id"]), (twin["id"], "ce-9999999999999999")):
+        if a in dropped:  # the leaking one is dropped and says which record it matches
+            assert dropped[a]["kept_id"] == b and b in placed
+    if not dropped:
+        assert placed["ce-9999999999999999"] == placed[twin["id"]]
+    assert len(placed) + len(dropped) == len(records)
     assert result.leakage["passed"] and result.leakage["conversations_in_several_splits"] == 0
+    assert result.leakage["method"] == "exact"
     again = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=5)
     assert {s: [r["id"] for r in v] for s, v in again.splits.items()} == {s: [r["id"] for r in v] for s, v in result.splits.items()}
 

@@ -127,7 +127,7 @@ def build(
     table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
     table.add_column("stage")
     table.add_column("records", justify="right")
-    for key in ("conversations", "user_turns", "candidates", "rejected_by_generators", "quarantined", "duplicates", "released"):
+    for key in ("conversations", "user_turns", "candidates", "rejected_by_generators", "quarantined", "duplicates", "dropped_by_split", "released"):
         table.add_row(key.replace("_", " "), str(manifest["counts"][key]))
     for split_name, n in manifest["splits"].items():
         table.add_row(f"  {split_name}", str(n))

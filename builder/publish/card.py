@@ -147,9 +147,13 @@ def merge_body(existing: str | None, fresh: str) -> tuple[str, list[str]]:
     return body, kept_edited
 
 
+# Editorial keys: the release only seeds them, and a curator's value on the Hub wins.
+CURATED_KEYS = ("tags",)
+
+
 def merge_metadata(existing: dict[str, Any] | None, fresh: dict[str, Any]) -> dict[str, Any]:
     merged = dict(existing or {})
-    merged.update(fresh)
+    merged.update({k: v for k, v in fresh.items() if not (k in CURATED_KEYS and merged.get(k))})
     merged["configs"] = fresh["configs"]  # never dropped, never stale
     return merged
 

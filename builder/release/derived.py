@@ -26,7 +26,7 @@ def write_derived_release(
     body_sections: dict[str, str],
 ) -> Path:
     """Write `out_dir` as the next release after `parent_dir`; `manifest_updates` says what changed and why."""
-    from builder.card import render_card
+    from builder.card import card_assets, render_card
 
     all_records = [r for rows in splits.values() for r in rows]
     manifest = {k: v for k, v in parent_manifest.items() if k != "files"}
@@ -45,4 +45,4 @@ def write_derived_release(
     accounting = Path(parent_dir) / ACCOUNTING
     if accounting.exists():
         extra[ACCOUNTING] = read_jsonl(accounting)
-    return write_release(Path(out_dir), splits, manifest, card, extra_files=extra)
+    return write_release(Path(out_dir), splits, manifest, card, extra_files=extra, assets=card_assets(splits))
