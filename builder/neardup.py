@@ -1,11 +1,14 @@
 """Near-duplicate short strings at scale: char 3-gram MinHash LSH, verified with rapidfuzz.
 
 Never all-pairs. Identical normalized strings are grouped first; the distinct strings are blocked by
-MinHash band keys (the most common grams, which every English question shares, never win a min), each
-bucket pairs a string with its next `window` bucket-mates (ordered by the string, or the reversed string,
-so strings sharing a prefix or suffix sit side by side), candidates failing two exact bounds (length,
-character counts) are dropped, the rest are checked with `fuzz.ratio`, and verified pairs are joined into
-clusters.
+MinHash band keys (the most common grams, which every English question shares, never win a min). Inside
+each band the smallest buckets give all their pairs, up to a budget of `pair_budget` pairs per string, so a
+family of mutual near-duplicates ("... one bedroom in boston", "... in denver", ...) is found whole; the
+bigger buckets, at large n mostly template-mates that are not near-duplicates, pair each string with its next
+`window` bucket-mates (ordered by the string, or the reversed string, so strings sharing a prefix or suffix
+sit side by side). The cost is thus linear in n per band, whatever the bucket sizes. Candidates failing two
+exact bounds (length, character counts) are dropped, the rest are checked with `fuzz.ratio`, and verified
+pairs are joined into clusters.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ def normalize(text: str) -> str:
 
 @dataclass(frozen=True)
 class LshParams:
-    bands: int = 40
+    bands: int = 30
     rows: int = 4
     drop_common: int = 32  # grams this frequent carry no signal ("wha", "the")
-    window: int = 4  # pairs per bucket: each string with its next `window` bucket-mates
+    pair_budget: float = 2.0  # all-pairs in the smallest buckets of a band, up to this many pairs per string
+    window: int = 4  # in the other buckets: each string with its next `window` bucket-mates
     chunk: int = 200_000  # strings per signature chunk (bounds the gram arrays' memory)
     seed: int = 1
 
@@ -116,6 +120,39 @@ def _dedup_codes(codes: np.ndarray) -> np.ndarray:
     return flat[keep]
 
 
+def _all_pairs_limit(size: np.ndarray, budget: float) -> int:
+    """The largest bucket size S such that all pairs inside the buckets of size <= S stay within `budget`."""
+    cost = np.cumsum(np.bincount(size, weights=size * (size - 1) / 2.0))
+    return int(np.searchsorted(cost, budget, side="right")) - 1
+
+
+def _band_pairs(sk: np.ndarray, budget: float, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (a, b), a < b, of candidate pairs in one band's sorted keys `sk`: every pair inside the
+    smallest buckets (within `budget` pairs), and each member of the others with its next `window` mates."""
+    n = len(sk)
+    start = np.flatnonzero(np.concatenate([[True], sk[1:] != sk[:-1]]))
+    size = np.diff(np.append(start, n))
+    limit = _all_pairs_limit(size, budget)
+    # All pairs: member at offset k of a bucket of size s pairs with the s-1-k members after it.
+    whole = (size >= 2) & (size <= limit)
+    st, sz = start[whole], size[whole]
+    member = np.repeat(st, sz) + (np.arange(sz.sum()) - np.repeat(np.cumsum(sz) - sz, sz))
+    after = np.repeat(st + sz, sz) - member - 1
+    a = np.repeat(member, after)
+    b = a + 1 + (np.arange(after.sum()) - np.repeat(np.cumsum(after) - after, after))
+    # Windows: only inside the buckets too big for all pairs.
+    big = np.repeat(size > limit, size)
+    wa, wb = [a], [b]
+    for shift in range(1, window + 1):
+        same = (sk[:-shift] == sk[shift:]) & big[:-shift]
+        if not same.any():
+            break
+        pos = np.flatnonzero(same)
+        wa.append(pos)
+        wb.append(pos + shift)
+    return np.concatenate(wa), np.concatenate(wb)
+
+
 def candidate_pairs(strings: list[str], params: LshParams = LshParams(), threshold: float | None = None) -> np.ndarray:
     """Candidate (i, j), i < j, from shared band keys, as an (m, 2) int64 array without repeats. With a
     `threshold`, pairs whose lengths alone rule out a ratio that high are left out."""
@@ -132,17 +169,13 @@ def candidate_pairs(strings: list[str], params: LshParams = LshParams(), thresho
         # leaves bucket-mates sharing a prefix (or suffix) side by side, where the window reaches them.
         lex = orders[band % 2]
         order = lex[np.argsort(keys[lex, band], kind="stable")]
-        sk = keys[order, band]
-        for shift in range(1, params.window + 1):
-            same = sk[:-shift] == sk[shift:]
-            if not same.any():
-                break
-            i, j = order[:-shift][same], order[shift:][same]
-            li, lj = lengths[i], lengths[j]
-            fits = np.abs(li - lj) <= slack * (li + lj) + 1e-9
-            i, j = i[fits], j[fits]
-            pending.append(np.minimum(i, j) * n + np.maximum(i, j))
-            held += len(pending[-1])
+        a, b = _band_pairs(keys[order, band], params.pair_budget * n, params.window)
+        i, j = order[a], order[b]
+        li, lj = lengths[i], lengths[j]
+        fits = np.abs(li - lj) <= slack * (li + lj) + 1e-9
+        i, j = i[fits], j[fits]
+        pending.append(np.minimum(i, j) * n + np.maximum(i, j))
+        held += len(pending[-1])
         if held > max(params.chunk * 64, 2 * len(codes)) or band == params.bands - 1:  # repeats across bands go
             codes = _dedup_codes(np.concatenate([codes, *pending]))
             pending, held = [], 0
