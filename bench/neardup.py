@@ -8,8 +8,9 @@ The corpus is a TSV with the columns `id, cluster, op, text` (what gen_queries.p
 near-duplicates sharing a `cluster` >= 0). Without --corpus, each size is generated into a temporary folder with
 `gen_queries.py --n N --seed SEED`; when ../shared is absent the bench says so and exits 0.
 
-Each run is a fresh subprocess doing only detection (normalize, block, verify, expand, cluster), so its peak RSS
-(ru_maxrss from os.wait4, the strings included) is its own. Its pairs are then scored in this process, on the
+Each run is a fresh subprocess doing only what dedup and split do (`near_duplicate_pairs`, then `clusters`), so
+its peak RSS (ru_maxrss from os.wait4, the corpus strings included) is its own; wall and cpu time count
+detection only, not reading the TSV. Its pairs are then scored in this process, on the
 same normalization (`neardup.normalize`), and only over pairs of DIFFERENT normalized strings: identical strings
 are always paired and would pad the figure.
 - recall vs all-pairs: against exact rapidfuzz `cdist(fuzz.ratio, score_cutoff=threshold)` over all distinct
@@ -51,19 +52,16 @@ def read_corpus(path: Path) -> tuple[list[str], np.ndarray]:
 
 
 def detect(path: str, threshold: float, out: str) -> dict:
-    """Worker: the steps of neardup.near_duplicate_pairs, one by one to count candidates; pairs go to `out`."""
+    """Worker: what dedup and split run, `near_duplicate_pairs` then `clusters`; the item pairs go to `out`."""
     from builder import neardup
 
     texts, _ = read_corpus(Path(path))
     t0, cpu0 = time.perf_counter(), time.process_time()
-    uniq, inverse = neardup.distinct([neardup.normalize(t) for t in texts])
-    cand = neardup.candidate_pairs(uniq, neardup.LshParams(), threshold)
-    upairs, uscores = neardup.verified_pairs(uniq, cand, threshold)
-    pairs, _ = neardup.expand(inverse, upairs, uscores)
+    pairs, _ = neardup.near_duplicate_pairs(texts, threshold)
     neardup.clusters(len(texts), pairs)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    np.save(out, upairs)
-    return {"wall": wall, "cpu": cpu, "distinct": len(uniq), "candidates": len(cand), "pairs": len(pairs)}
+    np.save(out, pairs)
+    return {"wall": wall, "cpu": cpu, "pairs": len(pairs)}
 
 
 def cdist_pairs(rows: list[str], strings: list[str], threshold: float, offset: int = 0) -> np.ndarray:
@@ -143,7 +141,8 @@ def evaluate(path: Path, found: np.ndarray, truth: np.ndarray | None, threshold:
     texts, cluster = read_corpus(path)
     strings, inverse = neardup.distinct([neardup.normalize(t) for t in texts])
     n = len(strings)
-    got = np.sort(codes(found, n))
+    u, v = inverse[found[:, 0]], inverse[found[:, 1]]
+    got = np.unique(codes(np.stack([u, v], axis=1)[u != v], n))  # pairs of different strings only
     hit = lambda p: np.isin(codes(p, n), got)  # noqa: E731
     out = {}
     if truth is not None:
@@ -197,7 +196,7 @@ def main() -> None:
     from builder.neardup import LshParams
 
     print(f"threshold={args.threshold:g}  cpus={os.cpu_count()}  params={LshParams()}")
-    header = ("n", "distinct", "wall s", "cpu s", "peak RSS MB", "candidates", "pairs", "recall vs all-pairs (non-identical)",
+    header = ("n", "wall s", "cpu s", "peak RSS MB", "pairs found", "recall vs all-pairs (non-identical)",
               "all-pairs wall s / peak MB", "speedup", "planted recall", "sampled recall", "load before/after")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
@@ -217,8 +216,7 @@ def main() -> None:
             e = evaluate(path, found, truth, args.threshold, args.sample if truth is None else 0, args.seed)
             rec = f"{e['recall']:.4f} of {e['truth']:,} (precision {e['precision']:.4f})" if truth is not None else "-"
             samp = f"{e['sampled_recall']:.4f} of {e['sampled']:,}" if "sampled" in e else "-"
-            print("| " + " | ".join([f"{n:,}", f"{r['distinct']:,}", f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{peak:.0f}",
-                                     f"{r['candidates']:,}", f"{r['pairs']:,}", rec, ref, speed,
+            print("| " + " | ".join([f"{n:,}", f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{peak:.0f}", f"{r['pairs']:,}", rec, ref, speed,
                                      f"{e['planted_recall']:.4f} of {e['planted']:,}", samp, f"{l0:.1f} / {l1:.1f}"]) + " |",
                   flush=True)
 

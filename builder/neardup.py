@@ -47,6 +47,7 @@ class LshParams:
     drop_common: int = 32  # grams this frequent carry no signal ("wha", "the")
     pair_budget: float = 2.0  # all-pairs in the smallest buckets of a band, up to this many pairs per string
     window: int = 2  # in the other buckets: each string with its next `window` bucket-mates
+    short: int = 16  # strings this short have few grams, and one edit changes most: they are compared exactly
     chunk: int = 50_000  # strings per signature chunk (bounds the gram arrays' memory)
     seed: int = 1
 
@@ -174,6 +175,11 @@ def _candidate_parts(strings: list[str], params: LshParams, threshold: float | N
     codes: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(parts)]
     pending: list[list[np.ndarray]] = [[] for _ in range(parts)]
     held = np.zeros(parts, dtype=np.int64)
+    exact = _short_pairs(strings, lengths, params.short, threshold)
+    if len(exact):
+        lo = exact // n
+        for p in range(parts):
+            pending[p].append(exact[lo * parts // n == p])
     for band in range(params.bands):
         # Rows in lexicographic (even bands) or reversed-string (odd bands) order: a stable sort by key then
         # leaves bucket-mates sharing a prefix (or suffix) side by side, where the window reaches them.
@@ -197,6 +203,25 @@ def _candidate_parts(strings: list[str], params: LshParams, threshold: float | N
                 codes[p] = _dedup_codes(np.concatenate([codes[p], *pending[p]]))
                 pending[p], held[p] = [], 0
     return codes
+
+
+def _short_pairs(strings: list[str], lengths: np.ndarray, short: int, threshold: float | None) -> np.ndarray:
+    """Codes i * n + j (i < j) of every pair with a string of at most `short` characters that reaches the
+    threshold, by exact cdist against all strings short enough to match it. Skipped (blocking alone then)
+    where those strings are so many that it would cost more than the blocking itself."""
+    n = len(strings)
+    if threshold is None or threshold <= 0 or short <= 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = np.flatnonzero(lengths <= short)
+    cols = np.flatnonzero(lengths <= short * (200 - threshold) / threshold)  # the length bound of the ratio
+    if len(rows) == 0 or len(rows) * len(cols) > 200 * n + 1_000_000:
+        return np.zeros(0, dtype=np.int64)
+    m = process.cdist([strings[i] for i in rows], [strings[j] for j in cols], scorer=fuzz.ratio,
+                      score_cutoff=threshold, dtype=np.uint8, workers=-1)
+    a, b = np.nonzero(m)
+    i, j = rows[a], cols[b]
+    keep = i != j
+    return np.minimum(i, j)[keep] * n + np.maximum(i, j)[keep]
 
 
 def candidate_pairs(strings: list[str], params: LshParams = LshParams(), threshold: float | None = None) -> np.ndarray:
