@@ -1,6 +1,7 @@
 """Near-duplicate short strings at scale: char 3-gram MinHash LSH, verified with rapidfuzz.
 
-Never all-pairs. Identical normalized strings are grouped first; the distinct strings are blocked by
+Never all-pairs (but among the few strings of at most `short` characters, where one edit changes most grams
+and exact cdist is cheap). Identical normalized strings are grouped first; the distinct strings are blocked by
 MinHash band keys (the most common grams, which every English question shares, never win a min). Inside
 each band the smallest buckets give all their pairs, up to a budget of `pair_budget` pairs per string, so a
 family of mutual near-duplicates ("... one bedroom in boston", "... in denver", ...) is found whole; the
@@ -199,10 +200,10 @@ def _candidate_parts(strings: list[str], params: LshParams, threshold: float | N
             chunk = code[by[bounds[p] : bounds[p + 1]]]
             pending[p].append(chunk)
             held[p] += len(chunk)
-            if held[p] > max(100_000, len(codes[p])) or band == params.bands - 1:
+            if held[p] > max(100_000, len(codes[p])):  # amortized: each flush at least doubles what is held
                 codes[p] = _dedup_codes(np.concatenate([codes[p], *pending[p]]))
                 pending[p], held[p] = [], 0
-    return codes
+    return [_dedup_codes(np.concatenate([c, *rest])) if rest else c for c, rest in zip(codes, pending)]
 
 
 def _short_pairs(strings: list[str], lengths: np.ndarray, short: int, threshold: float | None) -> np.ndarray:
@@ -216,12 +217,15 @@ def _short_pairs(strings: list[str], lengths: np.ndarray, short: int, threshold:
     cols = np.flatnonzero(lengths <= short * (200 - threshold) / threshold)  # the length bound of the ratio
     if len(rows) == 0 or len(rows) * len(cols) > 200 * n + 1_000_000:
         return np.zeros(0, dtype=np.int64)
-    m = process.cdist([strings[i] for i in rows], [strings[j] for j in cols], scorer=fuzz.ratio,
-                      score_cutoff=threshold, dtype=np.uint8, workers=-1)
-    a, b = np.nonzero(m)
-    i, j = rows[a], cols[b]
-    keep = i != j
-    return np.minimum(i, j)[keep] * n + np.maximum(i, j)[keep]
+    found, targets = [], [strings[j] for j in cols]
+    for lo in range(0, len(rows), 1024):  # row blocks keep the score matrix small
+        m = process.cdist([strings[i] for i in rows[lo : lo + 1024]], targets, scorer=fuzz.ratio,
+                          score_cutoff=threshold, dtype=np.uint8, workers=-1)
+        a, b = np.nonzero(m)
+        i, j = rows[lo + a], cols[b]
+        keep = i != j
+        found.append(np.minimum(i, j)[keep] * n + np.maximum(i, j)[keep])
+    return np.concatenate(found)
 
 
 def candidate_pairs(strings: list[str], params: LshParams = LshParams(), threshold: float | None = None) -> np.ndarray:
