@@ -215,7 +215,7 @@ def _short_pairs(strings: list[str], lengths: np.ndarray, short: int, threshold:
         return np.zeros(0, dtype=np.int64)
     rows = np.flatnonzero(lengths <= short)
     cols = np.flatnonzero(lengths <= short * (200 - threshold) / threshold)  # the length bound of the ratio
-    if len(rows) == 0 or len(rows) * len(cols) > 200 * n + 1_000_000:
+    if len(rows) == 0 or len(rows) * len(cols) > 50 * n + 1_000_000:
         return np.zeros(0, dtype=np.int64)
     found, targets = [], [strings[j] for j in cols]
     for lo in range(0, len(rows), 1024):  # row blocks keep the score matrix small
