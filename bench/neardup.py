@@ -37,13 +37,28 @@ GEN = ROOT.parent / "shared" / "bench" / "gen_queries.py"
 sys.path.insert(0, str(ROOT))  # this checkout's builder, not an installed one
 
 
+def check_corpus(path: Path) -> None:
+    """Stop with exit code 2 and a message naming the file and line when it is no gen_queries TSV."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            for no, line in enumerate(f, start=2):
+                cols = line.rstrip("\n").split("\t", 3)
+                if len(cols) != 4 or not cols[1].lstrip("-").isdigit():
+                    raise ValueError(f"line {no}: expected 4 tab-separated columns with an integer cluster")
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"error: {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+    if header[:4] != ["id", "cluster", "op", "text"]:
+        print(f"error: {path}: line 1: expected the columns id, cluster, op, text; got {header}", file=sys.stderr)
+        sys.exit(2)
+
+
 def read_corpus(path: Path) -> tuple[list[str], np.ndarray]:
     """Texts and planted cluster ids (-1: none) of a gen_queries TSV."""
     texts, cluster = [], []
     with open(path, encoding="utf-8") as f:
-        header = f.readline().rstrip("\n").split("\t")
-        if header[:4] != ["id", "cluster", "op", "text"]:
-            sys.exit(f"error: {path}: line 1: expected columns id, cluster, op, text; got {header}")
+        f.readline()  # the header, checked by check_corpus
         for line in f:
             _, c, _, t = line.rstrip("\n").split("\t", 3)
             texts.append(t)
@@ -165,9 +180,6 @@ def evaluate(path: Path, found: np.ndarray, truth: np.ndarray | None, threshold:
 def corpora(args: argparse.Namespace, tmp: Path) -> list[Path]:
     if args.corpus:
         return [Path(c) for c in args.corpus]
-    if not GEN.exists():
-        print(f"skipped: {GEN} is absent (pass --corpus PATH to bench a TSV of your own)")
-        sys.exit(0)
     paths = []
     for n in args.sizes:
         p = tmp / f"queries_{n}_{args.seed}.tsv"
@@ -195,14 +207,20 @@ def main() -> None:
 
     from builder.neardup import LshParams
 
-    print(f"threshold={args.threshold:g}  cpus={os.cpu_count()}  params={LshParams()}")
+    if not args.corpus and not GEN.exists():
+        print(f"skipped: {GEN} is absent (pass --corpus PATH to bench a TSV of your own)")
+        return
     header = ("n", "wall s", "cpu s", "peak RSS MB", "pairs found", "recall vs all-pairs (non-identical)",
               "all-pairs wall s / peak MB", "speedup", "planted recall", "sampled recall", "load before/after")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" for _ in header) + "|")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for path in corpora(args, tmp):
+        paths = corpora(args, tmp)
+        for path in paths:
+            check_corpus(path)
+        print(f"threshold={args.threshold:g}  cpus={os.cpu_count()}  params={LshParams()}")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "|".join("---" for _ in header) + "|")
+        for path in paths:
             n = sum(1 for _ in open(path, encoding="utf-8")) - 1
             base = ["--corpus", str(path), "--threshold", str(args.threshold)]
             r, peak, l0, l1 = run_worker(["--worker", "detect", *base, "--out", str(tmp / "found.npy")])
