@@ -1,17 +1,22 @@
-"""Bench the near-duplicate detector (builder/neardup.py) on synthetic short English questions.
+"""Bench the near-duplicate detector (builder/neardup.py) on a corpus of short queries.
 
-    python bench/neardup.py                          # sizes 10k 100k 1M, threshold 92, seed 0
-    python bench/neardup.py --sizes 10000 100000 --threshold 90 --seed 3
+    python bench/neardup.py --sizes 30000 1000000          # corpora made by ../shared/bench/gen_queries.py
+    python bench/neardup.py --corpus /tmp/q.tsv --threshold 90
+    python bench/neardup.py --sizes 1000000 --sample 500    # also recall on all partners of 500 sampled strings
 
-Queries come from question templates ("what is the ...", "how do i ...") filled with a word list made here
-(a few hundred real words plus pronounceable made-up ones, drawn Zipf-like so words repeat as in real text).
-About 10% of them are planted near-duplicates of another query: 1-3 character edits, a swap of two
-neighbouring words, or a punctuation/case change. Each size runs in a fresh process, so its peak RSS
-(ru_maxrss, read right after detection) is its own; it includes the strings themselves ("data RSS").
-Planted recall counts the planted pairs whose normalized ratio reaches the threshold (the others are not
-near-duplicates by definition). At the smallest size (<= 20k) recall and precision are also measured against
-TRUE all-pairs: rapidfuzz cdist with fuzz.ratio on the same normalized strings. "Cluster recall" counts a
-true pair as found when both ends land in one cluster (what dedup and split use).
+The corpus is a TSV with the columns `id, cluster, op, text` (what gen_queries.py writes: seeded, with planted
+near-duplicates sharing a `cluster` >= 0). Without --corpus, each size is generated into a temporary folder with
+`gen_queries.py --n N --seed SEED`; when ../shared is absent the bench says so and exits 0.
+
+Each run is a fresh subprocess doing only what dedup and split do (`near_duplicate_pairs`, then `clusters`), so
+its peak RSS (ru_maxrss from os.wait4, the corpus strings included) is its own; wall and cpu time count
+detection only, not reading the TSV. Its pairs are then scored in this process, on the
+same normalization (`neardup.normalize`), and only over pairs of DIFFERENT normalized strings: identical strings
+are always paired and would pad the figure.
+- recall vs all-pairs: against exact rapidfuzz `cdist(fuzz.ratio, score_cutoff=threshold)` over all distinct
+  strings, itself run as a reference subprocess (its wall and peak RSS are printed too), for n <= --truth-max.
+- planted recall: the planted pairs (same cluster) whose ratio reaches the threshold.
+- sampled recall (--sample K): all true partners of K random distinct strings, by cdist against all strings.
 """
 
 from __future__ import annotations
@@ -19,222 +24,219 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-
-NOUNS = """account address airport apartment app battery bank bill bike blood book browser budget bus cable camera
-car card cat certificate charger city class code company computer contract course credit data database date
-diet dog doctor drug email engine exam fee file flight form fund game garden heart hotel house insurance
-interest internet invoice job key kitchen laptop lease license loan map medicine meeting model monitor mortgage
-museum network order package password passport payment pension phone plan policy printer project rate receipt
-recipe refund rent report restaurant room router salary school screen server service software station student
-subscription tax team ticket train treatment trip university update user vaccine visa wallet website window
-word account symptom library actor museum beach hospital pharmacy dividend stock bond keyboard driver""".split()
-VERBS = """book cancel change check choose clean connect convert delete download enable export file find fix get
-install join learn make move open order pay print read reinstall renew reset restore return save send set share
-sign start stop transfer update upgrade use visit watch apply borrow claim compare""".split()
-ADJS = """best cheap cheapest fast free good large latest local new old online private public quick safe simple
-small standard annual monthly daily main first last current direct basic""".split()
-TEMPLATES = [
-    "what is the {a} {n} for {n}?", "what is the {n} of {P}?", "what is the difference between {n} and {n}?",
-    "what are the {n} {n}s in {P}?", "what about its {n}?", "what does {n} mean?",
-    "how do i {v} my {n}?", "how do i {v} a {n} in {P}?", "how do i {v} the {a} {n} without a {n}?",
-    "how can i {v} {n} on my {n}?", "how much does a {a} {n} cost in {P}?", "how long does it take to {v} a {n}?",
-    "can i {v} my {n} with a {n}?", "can you {v} the {n} for {P}?", "is it {a} to {v} {n} before {n}?",
-    "where can i {v} a {a} {n} near {P}?", "where is the {n} in {P}?", "why does my {n} {v} after the {n}?",
-    "why is the {n} so {a}?", "when does the {n} {v} in {P}?", "which {n} is {a} for {n}?",
-    "who can {v} the {n} at {P}?", "tell me about {P} {n}", "{n} {n} {P}", "do i need a {n} to {v} {n} in {P}?",
-    "should i {v} the {n} or the {n}?", "are there {a} {n}s for {n} in {P}?", "what time does the {P} {n} open?",
-]
+GEN = ROOT.parent / "shared" / "bench" / "gen_queries.py"
+sys.path.insert(0, str(ROOT))  # this checkout's builder, not an installed one
 
 
-def make_words(rng: np.random.Generator, count: int) -> list[str]:
-    """Pronounceable made-up words (names, places, products), distinct and deterministic by rng."""
-    onsets = "b c d f g h j k l m n p r s t v w z b d k l m n p r s t br cr dr fr gr pl pr st tr sh ch th".split()
-    vowels = "a e i o u a e i o u ai ea oo ou".split()
-    codas = ["", "", "", "", "n", "r", "s", "l", "t", "m", "nd", "rk", "st"]
-    out, seen = [], set()
-    while len(out) < count:
-        k = 4 * count
-        syl = rng.choice([1, 2, 2, 3], size=k)
-        parts = [rng.integers(len(x), size=(k, 3)) for x in (onsets, vowels, codas)]
-        for w_i in range(k):
-            w = "".join(onsets[parts[0][w_i, j]] + vowels[parts[1][w_i, j]] + codas[parts[2][w_i, j]]
-                        for j in range(syl[w_i]))
-            if len(w) > 2 and w not in seen:
-                seen.add(w)
-                out.append(w)
-                if len(out) == count:
-                    break
-    return out
+def check_corpus(path: Path) -> None:
+    """Stop with exit code 2 and a message naming the file and line when it is no gen_queries TSV."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            for no, line in enumerate(f, start=2):
+                cols = line.rstrip("\n").split("\t", 3)
+                if len(cols) != 4 or not cols[1].lstrip("-").isdigit():
+                    raise ValueError(f"line {no}: expected 4 tab-separated columns with an integer cluster")
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"error: {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+    if header[:4] != ["id", "cluster", "op", "text"]:
+        print(f"error: {path}: line 1: expected the columns id, cluster, op, text; got {header}", file=sys.stderr)
+        sys.exit(2)
 
 
-def zipf_picker(rng: np.random.Generator, words: list[str], size: int) -> list[str]:
-    p = 1.0 / np.arange(1, len(words) + 1) ** 0.9
-    return [words[i] for i in rng.choice(len(words), size=size, p=p / p.sum())]
+def read_corpus(path: Path) -> tuple[list[str], np.ndarray]:
+    """Texts and planted cluster ids (-1: none) of a gen_queries TSV."""
+    texts, cluster = [], []
+    with open(path, encoding="utf-8") as f:
+        f.readline()  # the header, checked by check_corpus
+        for line in f:
+            _, c, _, t = line.rstrip("\n").split("\t", 3)
+            texts.append(t)
+            cluster.append(int(c))
+    return texts, np.asarray(cluster, dtype=np.int64)
 
 
-def _edit(rng: np.random.Generator, s: str) -> str:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    kind = rng.integers(4)
-    if kind == 0:  # 1-3 character edits
-        for _ in range(int(rng.integers(1, 4))):
-            i = int(rng.integers(len(s)))
-            op = rng.integers(3)
-            c = letters[rng.integers(26)]
-            s = s[:i] + c + s[i + 1:] if op == 0 else s[:i] + c + s[i:] if op == 1 else s[:i] + s[i + 1:]
-        return s
-    if kind == 1:  # swap two neighbouring words
-        w = s.split()
-        if len(w) > 2:
-            i = int(rng.integers(len(w) - 1))
-            w[i], w[i + 1] = w[i + 1], w[i]
-        return " ".join(w)
-    if kind == 2:  # punctuation and case
-        s = s.rstrip("?") if s.endswith("?") else s + "?"
-        return s.capitalize() if rng.integers(2) else s.replace(" ", ", ", 1)
-    i = int(rng.integers(len(s)))  # a single typo
-    return s[:i] + letters[rng.integers(26)] + s[i + 1:]
+def detect(path: str, threshold: float, out: str) -> dict:
+    """Worker: what dedup and split run, `near_duplicate_pairs` then `clusters`; the item pairs go to `out`."""
+    from builder import neardup
+
+    texts, _ = read_corpus(Path(path))
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    pairs, _ = neardup.near_duplicate_pairs(texts, threshold)
+    neardup.clusters(len(texts), pairs)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    np.save(out, pairs)
+    return {"wall": wall, "cpu": cpu, "pairs": len(pairs)}
 
 
-def synthetic_queries(n: int, seed: int = 0, planted_share: float = 0.1) -> tuple[list[str], np.ndarray]:
-    """`n` queries and the (i, j) index pairs of planted near-duplicates (i < j), in shuffled order."""
-    rng = np.random.default_rng(seed)
-    made = make_words(rng, 30_000)
-    nouns = NOUNS + made[:20_000]
-    places = made[20_000:]
-    verbs, adjs = VERBS + made[20_000:21_000], ADJS
-    n_planted = int(n * planted_share)
-    n_base = n - n_planted
-    slots = {"n": 3 * n_base, "P": n_base, "v": n_base, "a": n_base}
-    pools = {"n": iter(zipf_picker(rng, nouns, slots["n"])), "P": iter(zipf_picker(rng, places, slots["P"])),
-             "v": iter(zipf_picker(rng, verbs, slots["v"])), "a": iter(zipf_picker(rng, adjs, slots["a"]))}
-    tpl = rng.integers(len(TEMPLATES), size=n_base)
-    base = []
-    for t in tpl:
-        out, parts = [], TEMPLATES[t].split("{")
-        out.append(parts[0])
-        for part in parts[1:]:
-            out.append(next(pools[part[0]]) + part[2:])
-        base.append("".join(out))
-    src = rng.choice(n_base, size=n_planted, replace=False)
-    texts = base + [_edit(rng, base[i]) for i in src]
-    order = rng.permutation(n)
-    pos = np.empty(n, dtype=np.int64)
-    pos[order] = np.arange(n)
-    texts = [texts[i] for i in order]
-    a, b = pos[src], pos[n_base + np.arange(n_planted)]
-    return texts, np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
-
-
-def all_pairs(strings: list[str], threshold: float, block: int = 2000) -> np.ndarray:
-    """TRUE near-duplicate pairs (i < j) by rapidfuzz cdist, in row blocks to keep memory small."""
+def cdist_pairs(rows: list[str], strings: list[str], threshold: float, offset: int = 0) -> np.ndarray:
+    """Exact (row index into strings, j) pairs with ratio >= threshold, rows against all strings, in blocks."""
     from rapidfuzz import fuzz, process
 
     found = []
-    for lo in range(0, len(strings), block):
-        m = process.cdist(strings[lo:lo + block], strings, scorer=fuzz.ratio, score_cutoff=threshold,
+    for lo in range(0, len(rows), 2000):
+        m = process.cdist(rows[lo:lo + 2000], strings, scorer=fuzz.ratio, score_cutoff=threshold,
                           dtype=np.uint8, workers=-1)
         i, j = np.nonzero(m)
-        i = i + lo
-        keep = i < j
-        found.append(np.stack([i[keep], j[keep]], axis=1))
+        found.append(np.stack([i + lo + offset, j], axis=1))
     return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
 
 
-def _codes(pairs: np.ndarray, n: int) -> np.ndarray:
-    return pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
-
-
-def worker(n: int, threshold: float, seed: int, truth: bool, params: dict) -> dict:
-    from rapidfuzz import fuzz, process
-
+def reference(path: str, threshold: float, out: str) -> dict:
+    """Worker: exact all-pairs over the distinct normalized strings (the reference the recall is measured on)."""
     from builder import neardup
 
-    texts, planted = synthetic_queries(n, seed)
-    data_rss = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    texts, _ = read_corpus(Path(path))
     t0 = time.perf_counter()
-    cpu0 = time.process_time()
-    # The steps of neardup.near_duplicate_pairs, one by one to count candidates.
-    strings = [neardup.normalize(t) for t in texts]
-    uniq, inverse = neardup.distinct(strings)
-    cand = neardup.candidate_pairs(uniq, neardup.LshParams(**params), threshold)
-    t1 = time.perf_counter()
-    upairs, uscores = neardup.verified_pairs(uniq, cand, threshold)
-    pairs, _ = neardup.expand(inverse, upairs, uscores)
-    t2 = time.perf_counter()
-    labels = neardup.clusters(n, pairs)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    arr = np.asarray(strings, dtype=object)
-    planted_score = process.cpdist(arr[planted[:, 0]], arr[planted[:, 1]], scorer=fuzz.ratio, workers=-1)
-    qual = planted[planted_score >= threshold]
-    found = np.isin(_codes(qual, n), _codes(pairs, n))
-    out = {"n": n, "wall": wall, "cpu": cpu, "distinct": len(uniq), "lsh_s": t1 - t0, "verify_s": t2 - t1, "peak_mb": peak, "data_mb": data_rss,
-           "candidates": len(cand), "verified": len(pairs), "planted": len(planted), "planted_qual": len(qual),
-           "planted_recall": float(found.mean()) if len(qual) else float("nan")}
-    if truth:
-        t3 = time.perf_counter()
-        true = all_pairs(strings, threshold)
-        out["truth_s"] = time.perf_counter() - t3
-        hit = np.isin(_codes(true, n), _codes(pairs, n))
-        differ = np.fromiter((strings[i] != strings[j] for i, j in true), dtype=bool, count=len(true))
-        out.update(true_pairs=len(true), recall=float(hit.mean()) if len(true) else float("nan"),
-                   true_differ=int(differ.sum()), recall_differ=float(hit[differ].mean()) if differ.any() else float("nan"),
-                   precision=float(np.isin(_codes(pairs, n), _codes(true, n)).mean()) if len(pairs) else float("nan"),
-                   cluster_recall=float((labels[true[:, 0]] == labels[true[:, 1]]).mean()) if len(true) else float("nan"))
+    uniq, _ = neardup.distinct([neardup.normalize(t) for t in texts])
+    p = cdist_pairs(uniq, uniq, threshold)
+    p = p[p[:, 0] < p[:, 1]]
+    wall = time.perf_counter() - t0
+    np.save(out, p)
+    return {"wall": wall}
+
+
+def run_worker(args: list[str]) -> tuple[dict, float, float, float]:
+    """Run this file as a fresh subprocess; its JSON result, its own peak RSS (MB, from wait4), and the load
+    average before and after."""
+    load0 = os.getloadavg()[0]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, __file__, *args], cwd=ROOT, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode:
+            sys.exit(f"error: worker {args[:2]} failed:\n{err.read()[-3000:]}")
+        return json.loads(out.read()), usage.ru_maxrss / 1024, load0, os.getloadavg()[0]
+
+
+def codes(pairs: np.ndarray, n: int) -> np.ndarray:
+    return np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64) * n + np.maximum(pairs[:, 0], pairs[:, 1])
+
+
+def planted_pairs(cluster: np.ndarray, inverse: np.ndarray, strings: list[str], threshold: float) -> np.ndarray:
+    """Distinct-string pairs (u < v) of planted near-duplicates whose ratio reaches the threshold."""
+    from rapidfuzz import fuzz, process
+
+    items = np.flatnonzero(cluster >= 0)
+    items = items[np.argsort(cluster[items], kind="stable")]
+    c = cluster[items]
+    start = np.flatnonzero(np.concatenate([[True], c[1:] != c[:-1]]))
+    size = np.diff(np.append(start, len(c)))
+    a, b = [], []
+    for k in range(2, size.max(initial=0) + 1):  # clusters hold 2-4 queries: loop over sizes, not clusters
+        st = start[size == k]
+        for x in range(k):
+            for y in range(x + 1, k):
+                a.append(inverse[items[st + x]])
+                b.append(inverse[items[st + y]])
+    if not a:
+        return np.zeros((0, 2), dtype=np.int64)
+    p = np.stack([np.concatenate(a), np.concatenate(b)], axis=1)
+    p = p[p[:, 0] != p[:, 1]]
+    p = np.unique(np.sort(p, axis=1), axis=0)
+    score = process.cpdist([strings[i] for i in p[:, 0]], [strings[j] for j in p[:, 1]], scorer=fuzz.ratio, workers=-1)
+    return p[score >= threshold]
+
+
+def evaluate(path: Path, found: np.ndarray, truth: np.ndarray | None, threshold: float, sample: int, seed: int) -> dict:
+    from builder import neardup
+
+    texts, cluster = read_corpus(path)
+    strings, inverse = neardup.distinct([neardup.normalize(t) for t in texts])
+    n = len(strings)
+    u, v = inverse[found[:, 0]], inverse[found[:, 1]]
+    got = np.unique(codes(np.stack([u, v], axis=1)[u != v], n))  # pairs of different strings only
+    hit = lambda p: np.isin(codes(p, n), got)  # noqa: E731
+    out = {}
+    if truth is not None:
+        out["truth"] = len(truth)
+        out["recall"] = float(hit(truth).mean()) if len(truth) else float("nan")
+        out["precision"] = float(np.isin(got, codes(truth, n)).mean()) if len(got) else float("nan")
+    planted = planted_pairs(cluster, inverse, strings, threshold)
+    out["planted"] = len(planted)
+    out["planted_recall"] = float(hit(planted).mean()) if len(planted) else float("nan")
+    if sample:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=min(sample, n), replace=False))
+        p = cdist_pairs([strings[i] for i in rows], strings, threshold)
+        p[:, 0] = rows[p[:, 0]]
+        p = p[p[:, 0] != p[:, 1]]
+        out["sampled"] = len(p)
+        out["sampled_recall"] = float(hit(p).mean()) if len(p) else float("nan")
     return out
+
+
+def corpora(args: argparse.Namespace, tmp: Path) -> list[Path]:
+    if args.corpus:
+        return [Path(c) for c in args.corpus]
+    paths = []
+    for n in args.sizes:
+        p = tmp / f"queries_{n}_{args.seed}.tsv"
+        subprocess.run([sys.executable, str(GEN), "--n", str(n), "--seed", str(args.seed), "--out", str(p)],
+                       check=True, capture_output=True)
+        paths.append(p)
+    return paths
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    ap.add_argument("--threshold", type=float, default=92.0)
-    ap.add_argument("--seed", type=int, default=0)
-    for name in ("bands", "rows", "drop-common", "window"):
-        ap.add_argument(f"--{name}", type=int, help="override the LshParams default")
-    ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--truth", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", nargs="+", help="TSV files with columns id, cluster, op, text")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[30_000, 1_000_000], help="corpus sizes to generate")
+    ap.add_argument("--seed", type=int, default=13, help="gen_queries.py seed")
+    ap.add_argument("--threshold", type=float, default=90.0)
+    ap.add_argument("--truth-max", type=int, default=50_000, help="exact all-pairs reference up to this many rows")
+    ap.add_argument("--sample", type=int, default=0, help="sampled recall on this many strings (sizes above truth-max)")
+    ap.add_argument("--worker", choices=["detect", "reference"], help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    params = {k: v for k, v in (("bands", args.bands), ("rows", args.rows), ("drop_common", args.drop_common),
-                                ("window", args.window)) if v is not None}
     if args.worker:
-        print(json.dumps(worker(args.worker, args.threshold, args.seed, args.truth, params)))
+        fn = detect if args.worker == "detect" else reference
+        print(json.dumps(fn(args.corpus[0], args.threshold, args.out)))
         return
 
     from builder.neardup import LshParams
 
-    print(f"threshold={args.threshold:g}  seed={args.seed}  cpus={os.cpu_count()}  params={LshParams(**params)}")
-    header = ("n", "distinct", "wall s", "cpu s", "lsh s", "verify s", "peak RSS MB", "data RSS MB", "candidates (len ok)",
-              "verified", "planted recall", "true pairs", "recall", "true non-identical", "recall non-identical",
-              "cluster recall", "precision", "load avg")
-    print(" | ".join(header))
-    print(" | ".join("-" * len(h) for h in header))
-    smallest = min(args.sizes)
-    for n in args.sizes:
-        cmd = [sys.executable, __file__, "--worker", str(n), "--threshold", str(args.threshold), "--seed", str(args.seed)]
-        cmd += [f"--{k.replace('_', '-')}={v}" for k, v in params.items()]
-        if n == smallest and n <= 20_000:
-            cmd.append("--truth")
-        load = os.getloadavg()[0]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode:
-            sys.exit(f"error: worker n={n} failed:\n{proc.stderr[-3000:]}")
-        r = json.loads(proc.stdout)
-        extra = ([f"{r['true_pairs']:,}", f"{r['recall']:.4f}", f"{r['true_differ']:,}", f"{r['recall_differ']:.4f}",
-                  f"{r['cluster_recall']:.4f}", f"{r['precision']:.4f}"] if "recall" in r else ["-"] * 6)
-        extra.append(f"{load:.1f}")
-        print(" | ".join([f"{n:,}", f"{r['distinct']:,}", f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{r['lsh_s']:.1f}",
-                          f"{r['verify_s']:.1f}",
-                          f"{r['peak_mb']:.0f}", f"{r['data_mb']:.0f}", f"{r['candidates']:,}", f"{r['verified']:,}",
-                          f"{r['planted_recall']:.4f} of {r['planted_qual']:,}"] + extra), flush=True)
+    if not args.corpus and not GEN.exists():
+        print(f"skipped: {GEN} is absent (pass --corpus PATH to bench a TSV of your own)")
+        return
+    header = ("n", "wall s", "cpu s", "peak RSS MB", "pairs found", "recall vs all-pairs (non-identical)",
+              "all-pairs wall s / peak MB", "speedup", "planted recall", "sampled recall", "load before/after")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        paths = corpora(args, tmp)
+        for path in paths:
+            check_corpus(path)
+        print(f"threshold={args.threshold:g}  cpus={os.cpu_count()}  params={LshParams()}")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "|".join("---" for _ in header) + "|")
+        for path in paths:
+            n = sum(1 for _ in open(path, encoding="utf-8")) - 1
+            base = ["--corpus", str(path), "--threshold", str(args.threshold)]
+            r, peak, l0, l1 = run_worker(["--worker", "detect", *base, "--out", str(tmp / "found.npy")])
+            found = np.load(tmp / "found.npy")
+            truth, ref = None, "-"
+            speed = "-"
+            if n <= args.truth_max:
+                rr, rpeak, _, l1 = run_worker(["--worker", "reference", *base, "--out", str(tmp / "truth.npy")])
+                truth = np.load(tmp / "truth.npy")
+                ref, speed = f"{rr['wall']:.1f} / {rpeak:.0f}", f"{rr['wall'] / r['wall']:.1f}x"
+            e = evaluate(path, found, truth, args.threshold, args.sample if truth is None else 0, args.seed)
+            rec = f"{e['recall']:.4f} of {e['truth']:,} (precision {e['precision']:.4f})" if truth is not None else "-"
+            samp = f"{e['sampled_recall']:.4f} of {e['sampled']:,}" if "sampled" in e else "-"
+            print("| " + " | ".join([f"{n:,}", f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{peak:.0f}", f"{r['pairs']:,}", rec, ref, speed,
+                                     f"{e['planted_recall']:.4f} of {e['planted']:,}", samp, f"{l0:.1f} / {l1:.1f}"]) + " |",
+                  flush=True)
 
 
 if __name__ == "__main__":
