@@ -83,6 +83,8 @@ class LLMConfig(_Strict):
         default_factory=lambda: {"ambiguate": 1.0, "hard_negative": 1.0}, description="Share of eligible turns.")
     verify: Literal["off", "drop", "flag"] = "drop"
     naturalize: bool = False
+    max_failure_rate: float = Field(0.05, ge=0.0, le=1.0, description=(
+        "Share of LLM requests that may end without a usable reply; above it the build stops, releasing nothing."))
 
 
 class BuildConfig(_Strict):

@@ -182,7 +182,7 @@ class Engine:
         return result
 
     def _notify(self) -> None:
-        if self.stats.listener is not None:
+        if self.stats.listener is not None and self.tally.total:  # an empty batch has nothing to show
             self.stats.listener(self.tally)
 
     async def _resolve(self, key: str, spec: RequestSpec, body: dict | None) -> Result:
