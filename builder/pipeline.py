@@ -144,6 +144,8 @@ def _llm_synthesize(config, work, conversations, result, source, candidates, rej
          "conversation_id": d["record"]["provenance"]["conversation_id"], "turn": d["record"]["provenance"]["turn"],
          "query": d["record"]["query"]} for d in verdicts.dropped]
     run = stats.as_dict()
+    # How every unique request ended (answered, or failed with its reason), also when the build stops below.
+    write_jsonl(work.root / "llm_requests.jsonl", sorted(stats.outcomes, key=lambda o: (o["prompt"], o["key"])))
     check_llm_failures(config, work, run)
     write_jsonl(work.root / "llm_flagged.jsonl", ({"id": d["id"], "reason": d["reason"]} for d in verdicts.flagged))
     write_json(work.root / "llm_stats.json", {

@@ -378,3 +378,19 @@ def test_cache_stats_command(server, cfg):
     assert out.exit_code == 0, out.output
     info = json.loads(out.output)
     assert (info["responses"], info["failures"]) == (1, 1)
+
+
+def test_a_client_error_is_kept_as_final_and_not_asked_again(server, cfg):
+    specs = [spec("fine"), spec("too long [[ctx400]]")]
+    first = run_requests(specs, cfg)
+    assert server.requests == 2 and not first[1].ok
+    stats = RunStats()
+    again = run_requests(specs, cfg, stats)
+    assert server.requests == 2 and stats.http_requests == 0  # the same request would get the same 400
+    assert again[1].error == first[1].error and stats.failed == 1
+    assert [o["ok"] for o in sorted(stats.outcomes, key=lambda o: o["key"] != specs[0].key())] == [True, False]
+    cache = Cache(cfg.cache_path())
+    assert cache.stats()["final_failures"] == 1 and cache.clear_failures() == 1
+    cache.close()
+    run_requests(specs, cfg)  # cleared: asked again
+    assert server.attempts["too long [[ctx400]]"] == 2

@@ -98,6 +98,7 @@ class Engine:
             unique.setdefault(key, spec)
         self.stats.specs += len(specs)
         self.stats.unique += len(unique)
+        self.unique = unique
         self.tally = Tally(batch=self.stats.batches, label=_batch_label(unique.values()), total=len(unique))
         self.stats.batches += 1
         self._notify()
@@ -116,11 +117,15 @@ class Engine:
 
     async def _resolve_all(self, unique: dict[str, RequestSpec]) -> dict[str, Result]:
         hits = self.cache.get_many(unique) if self.cache else {}
+        finals = self.cache.final_failures(k for k in unique if k not in hits) if self.cache else {}
         if self.cache:
-            self.failed_before = self.cache.failed_keys(k for k in unique if k not in hits)
+            self.failed_before = self.cache.failed_keys(k for k in unique if k not in hits and k not in finals)
         done: dict[str, Result] = {}
         pending: list[tuple[str, RequestSpec, dict | None]] = []
         for key, spec in unique.items():
+            if key in finals:  # a 4xx: asking the same again gets the same answer (`llm clear-failures` resets)
+                done[key] = self._ended(Result(key=key, ok=False, error=finals[key], cached=True))
+                continue
             body = hits.get(key)
             if body is None:
                 pending.append((key, spec, None))
@@ -178,6 +183,9 @@ class Engine:
             self.tally.cached += 1
         if result.mode is not None:
             self.stats.modes[result.mode] = self.stats.modes.get(result.mode, 0) + 1
+        self.stats.outcomes.append({"key": result.key, "prompt": _prompt_label(self.unique[result.key]),
+                                    "ok": result.ok, "mode": result.mode, "cached": result.cached,
+                                    "error": result.error})
         self._notify()
         return result
 
@@ -200,6 +208,9 @@ class Engine:
         follow = reask_spec(spec, result.text or "", result.error or "")
         follow_key = follow.key()
         hit = self.cache.get_many([follow_key]).get(follow_key) if self.cache else None
+        final = self.cache.final_failures([follow_key]).get(follow_key) if self.cache and not hit else None
+        if final is not None:
+            return Result(key=key, ok=False, error=f"re-ask failed: {final}", text=result.text, cached=cached)
         try:
             follow_body = json.loads(hit) if hit else await self._fetch(follow, follow_key)
         except _GaveUp as err:
@@ -270,7 +281,7 @@ class Engine:
                         continue
                     reason = f"http {err.status_code}: {message}"
                     if err.status_code < 500 and err.status_code not in (408, 409):
-                        self._give_up(spec, key, reason, attempt)  # this request alone: nothing else changes
+                        self._give_up(spec, key, reason, attempt, final=True)  # this request alone
                 except _BadBody as err:
                     reason = f"unusable response body: {err}"
             if attempt > self.cfg.max_retries:
@@ -288,9 +299,9 @@ class Engine:
                 self.cache.clear_failure(key)
         return body
 
-    def _give_up(self, spec: RequestSpec, key: str, reason: str, attempts: int) -> None:
+    def _give_up(self, spec: RequestSpec, key: str, reason: str, attempts: int, final: bool = False) -> None:
         if self.cache is not None:
-            self.cache.put_failure(key, reason, attempts, _prompt_label(spec))
+            self.cache.put_failure(key, reason, attempts, _prompt_label(spec), final)
         raise _GaveUp(reason)
 
     async def _call(self, spec: RequestSpec, mode: str) -> dict:

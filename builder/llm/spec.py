@@ -135,9 +135,11 @@ class RunStats:
     batches: int = 0
     # Called with the batch's Tally as it starts and after each request ends (a progress bar); not data.
     listener: Callable[[Tally], None] | None = field(default=None, repr=False, compare=False)
+    # How each unique request ended: {key, prompt, ok, mode, cached, error}, in the order they ended.
+    outcomes: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in vars(self).items() if k != "listener"}
+        out = {k: v for k, v in vars(self).items() if k not in ("listener", "outcomes")}
         out["modes"], out["failure_reasons"] = dict(self.modes), dict(self.failure_reasons)
         return out
 
