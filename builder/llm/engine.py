@@ -267,8 +267,9 @@ class Engine:
                         f"name and ${self.cfg.api_key_env}"
                     ) from None
                 except openai.APIStatusError as err:
-                    message = _short(err)
-                    lower = _step_down(mode) if names_format(message) else None
+                    text = _server_text(err)
+                    message = text[:300]
+                    lower = _step_down(mode) if names_format(text) else None
                     if lower is not None:
                         # This request asks again another way at once: a format rejection is no transient
                         # error, so it is neither retried nor counted against the retry budget.
@@ -361,6 +362,10 @@ class _BadBody(Exception):
 
 
 def _short(err: openai.APIStatusError) -> str:
+    return _server_text(err)[:300]
+
+
+def _server_text(err: openai.APIStatusError) -> str:
     """The server's own error text (what a curator needs to fix the endpoint), on one line."""
     body = err.body
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
@@ -372,7 +377,7 @@ def _short(err: openai.APIStatusError) -> str:
     else:
         text = err.message
     text = text if isinstance(text, str) else canonical(text)
-    return " ".join(text.split())[:300]
+    return " ".join(text.split())
 
 
 def _transport_reason(err: BaseException, timeout: float) -> str:
