@@ -83,6 +83,8 @@ class LLMConfig(_Strict):
         default_factory=lambda: {"ambiguate": 1.0, "hard_negative": 1.0}, description="Share of eligible turns.")
     verify: Literal["off", "drop", "flag"] = "drop"
     naturalize: bool = False
+    max_failure_rate: float = Field(0.05, ge=0.0, le=1.0, description=(
+        "Share of LLM requests that may end without a usable reply; above it the build stops, releasing nothing."))
 
 
 class BuildConfig(_Strict):
@@ -134,6 +136,7 @@ def apply_overrides(
     seed: int | None = None,
     base_url: str | None = None,
     llm_model: str | None = None,
+    max_llm_failure_rate: float | None = None,
     name_from_input: bool = False,
     default_llm: bool = False,
 ) -> BuildConfig:
@@ -159,10 +162,12 @@ def apply_overrides(
         cfg.seed = seed
     if cfg.llm is None and default_llm:
         cfg.llm = LLMConfig()
-    if (base_url or llm_model) and cfg.llm is None:
-        raise InputError("--base-url and --llm-model need a config with an `llm:` section (e.g. configs/demo-llm.yaml)")
+    if (base_url or llm_model or max_llm_failure_rate is not None) and cfg.llm is None:
+        raise InputError("--base-url, --llm-model and --max-llm-failure-rate need a config with an `llm:` section (e.g. configs/demo-llm.yaml)")
     if base_url:
         cfg.llm.endpoint.base_url = base_url
     if llm_model:
         cfg.llm.model = llm_model
+    if max_llm_failure_rate is not None:
+        cfg.llm.max_failure_rate = max_llm_failure_rate
     return cfg

@@ -84,7 +84,8 @@ def plan_llm(config: BuildConfig, cache_dir: str | None = None, no_cache: bool =
 
 
 def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_progress,
-                   cache_dir: str | None = None, no_cache: bool = False) -> dict[str, int]:
+                   cache_dir: str | None = None, no_cache: bool = False,
+                   llm_progress: Callable[[Any], None] | None = None) -> dict[str, int]:
     rows = read_jsonl(work.need(work.conversations, "ingest"))
     conversations = [Conversation.from_dict(r) for r in rows]
     source = source_name(config, input_path(config))
@@ -93,7 +94,7 @@ def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_pro
     rejections = [asdict(r) for r in result.rejections]
     if config.llm is not None:
         candidates, rejections = _llm_synthesize(config, work, conversations, result, source, candidates, rejections,
-                                                 cache_dir, no_cache)
+                                                 cache_dir, no_cache, llm_progress)
     write_jsonl(work.candidates, candidates)
     write_jsonl(work.rejected, rejections)
     write_jsonl(work.turns, ({"conversation_id": c, "turn": t, "block": result.blocks[c]} for c, t in result.turns))
@@ -137,12 +138,14 @@ def _llm_contexts(config: BuildConfig, conversations: list[Conversation], source
     return turn_contexts(conversations, blocks, config.seed, source)
 
 
-def _llm_synthesize(config, work, conversations, result, source, candidates, rejections, cache_dir, no_cache):
+def _llm_synthesize(config, work, conversations, result, source, candidates, rejections, cache_dir, no_cache,
+                    llm_progress=None):
     """Append the LLM generators' records; optionally naturalize rule-based ones; verify what an LLM wrote."""
     from builder.llm import RunStats
     from builder.synthesize.llm_generators import llm_synthesize, naturalize, verify
 
-    engine, settings, stats = engine_config(config, cache_dir, no_cache), llm_settings(config), RunStats()
+    engine, settings = engine_config(config, cache_dir, no_cache), llm_settings(config)
+    stats = RunStats(listener=llm_progress)
     records, lost = llm_synthesize(_llm_contexts(config, conversations, source), settings, engine, stats)
     written = [r.to_dict() for r in records]
     if settings.naturalize:
@@ -153,13 +156,17 @@ def _llm_synthesize(config, work, conversations, result, source, candidates, rej
         {"method": d["record"]["provenance"]["method"], "reason": d["reason"],
          "conversation_id": d["record"]["provenance"]["conversation_id"], "turn": d["record"]["provenance"]["turn"],
          "query": d["record"]["query"]} for d in verdicts.dropped]
-    write_jsonl(work.root / "llm_flagged.jsonl", ({"id": d["id"], "reason": d["reason"]} for d in verdicts.flagged))
     run = stats.as_dict()
+    # How every unique request ended (answered, or failed with its reason), also when the build stops below.
+    write_jsonl(work.root / "llm_requests.jsonl", sorted(stats.outcomes, key=lambda o: (o["prompt"], o["key"])))
+    check_llm_failures(config, work, run)
+    write_jsonl(work.root / "llm_flagged.jsonl", ({"id": d["id"], "reason": d["reason"]} for d in verdicts.flagged))
     write_json(work.root / "llm_stats.json", {
         # Same on every run of the same config, cached or not: these go into the manifest.
         "model": settings.model,
         "requests": run["unique"],
         "failed": run["failed"],
+        "structured_output": dict(sorted(run["modes"].items())),  # how the replies were asked for, per mode
         "records": len(written),
         "rejected": len(lost),
         "verify": {"mode": settings.verify, "dropped": len(verdicts.dropped), "flagged": len(verdicts.flagged)},
@@ -168,6 +175,21 @@ def _llm_synthesize(config, work, conversations, result, source, candidates, rej
         "run": run,
     })
     return candidates + verdicts.kept, rejections
+
+
+def check_llm_failures(config: BuildConfig, work: Work, run: dict[str, Any]) -> None:
+    """Stop the build, before anything is released, when too many LLM requests got no usable reply."""
+    total, failed, limit = run["unique"], run["failed"], config.llm.max_failure_rate
+    if not total or failed / total <= limit:
+        return
+    report = work.root / "llm_failures.json"
+    reasons = sorted(run["failure_reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
+    write_json(report, {"requests": total, "failed": failed, "max_failure_rate": limit,
+                        "first_error": run["first_error"], "reasons": dict(reasons[:50]), "run": run})
+    raise InputError(
+        f"{config.llm.endpoint.base_url}: {failed} of {total} LLM requests failed ({failed / total:.1%}, more than "
+        f"the {limit:.1%} allowed by llm.max_failure_rate / --max-llm-failure-rate). First error: "
+        f"{run['first_error']}. Nothing was released; every reason is in {report}")
 
 
 def llm_dry_run(config: BuildConfig, conversations: list[Conversation], cache_dir: str | None = None,
@@ -274,14 +296,16 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
 
 
 def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
-          cache_dir: str | None = None, no_cache: bool = False) -> tuple[Path, dict]:
-    """Run every stage; returns the release directory and per-stage counts."""
+          cache_dir: str | None = None, no_cache: bool = False,
+          llm_progress: Callable[[Any], None] | None = None) -> tuple[Path, dict]:
+    """Run every stage; returns the release directory and per-stage counts. `llm_progress` gets a
+    builder.llm.Tally as each LLM batch starts and after each of its requests ends."""
     work = Work(work_dir or default_work_dir(config, out))
     counts: dict[str, Any] = {}
     conversations = run_ingest(config, work)
     counts["conversations"] = len(conversations)
     counts["user_turns"] = sum(len(c.user_turn_indices()) for c in conversations)
-    counts.update(run_synthesize(config, work, progress, cache_dir, no_cache))
+    counts.update(run_synthesize(config, work, progress, cache_dir, no_cache, llm_progress))
     counts.update(run_validate(config, work))
     counts.update(run_dedup(config, work))
     counts.update(run_split(config, work))
@@ -309,6 +333,7 @@ def config_for_manifest(config: BuildConfig) -> dict[str, Any]:
         del data["llm"]  # offline manifests stay as they were
     else:
         del data["llm"]["endpoint"]  # where the model is served (ports, hosts) does not change the data
+        del data["llm"]["max_failure_rate"]  # a build over it releases nothing; under it, the data is the same
     for key in ("path", "retrieval_tasks"):
         if data["input"].get(key):
             data["input"][key] = Path(data["input"][key]).name  # no local paths in a published manifest

@@ -5,7 +5,10 @@ message when json_schema is rejected): `examples` are used when given, otherwise
 filler. Faults are injected per request by markers in the first user message:
   [[429:N]] [[500:N]] [[slow:N]] [[badjson:N]] [[invalid:N]]  first N attempts misbehave
   [[length]] [[filter]]                                       always that finish_reason
-Server-wide switches: latency, reject_json_schema, holding (answer nothing until released).
+  [[ctx400]]                                                  always a 400 context-length error
+Server-wide switches: latency, holding (answer nothing until released), fail_all (that status for every
+request), reject_json_schema: "vllm" (400 naming response_format), "llamacpp" (500 with the pydantic
+message llama-cpp-python's server sends for a json_schema response_format), or False; reject_json_object.
 
 Run standalone: python tests/fake_openai.py --latency 0.2   (prints "PORT <n>" on stdout)
 """
@@ -26,6 +29,15 @@ from aiohttp import web
 
 _MARK = re.compile(r"\[\[(\w+)(?::(\d+))?\]\]")
 _SCHEMA_IN_TEXT = re.compile(r"JSON Schema[^\n]*\n(\{.*\})\s*$", re.DOTALL)
+_NOTE = "\n\nReply with only a JSON object"  # the engine's schema note, appended to the user turn
+# What llama-cpp-python 0.3.36's server answers (HTTP 500) to response_format type json_schema, as measured.
+LLAMACPP_JSON_SCHEMA_500 = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input "
+    "should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}"
+    "\n\n  File \"llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions"
+)
+CONTEXT_400 = ("This model's maximum context length is 2048 tokens. However, you requested 2600 tokens "
+               "(2088 in the messages, 512 in the completion). Please reduce the length of the messages or completion.")
 
 
 def _h(text: str) -> int:
@@ -69,7 +81,9 @@ class FakeOpenAI:
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.responder = responder  # optional: body -> content, to script realistic replies
-        self.reject_json_schema = False
+        self.reject_json_schema: str | bool = False  # "vllm" (or True) | "llamacpp" | False
+        self.reject_json_object = False  # 400 naming response_format for type json_object too
+        self.fail_all: int | None = None  # every request gets this status
         self.holding = False
         self.retry_after = "1"
         self.api_key: str | None = None  # when set, other keys get 401
@@ -110,6 +124,7 @@ class FakeOpenAI:
 
     async def _chat(self, request: web.Request, body: dict) -> web.StreamResponse:
         users = [m.get("content") or "" for m in body.get("messages", []) if m.get("role") == "user"]
+        users[:1] = [u.split(_NOTE)[0] for u in users[:1]]  # the same request, whatever mode it was asked in
         first, last = (users[0], users[-1]) if users else ("", "")
         tag = last if len(users) == 1 else f"{first} #reask"
         self.log.append(tag)
@@ -121,8 +136,16 @@ class FakeOpenAI:
         if self.latency:
             await asyncio.sleep(self.latency)
         fmt = body.get("response_format") or {}
+        if self.fail_all is not None:
+            return _error(self.fail_all, f"fake server error {self.fail_all}: the model is not loaded")
+        if self.reject_json_schema == "llamacpp" and fmt.get("type") == "json_schema":
+            return _error(500, LLAMACPP_JSON_SCHEMA_500, kind="internal_server_error")
         if self.reject_json_schema and fmt.get("type") == "json_schema":
             return _error(400, "response_format json_schema is not supported by this server")
+        if self.reject_json_object and fmt.get("type") == "json_object":
+            return _error(400, "'response_format' of type 'json_object' is not supported with this model")
+        if "ctx400" in marks:
+            return _error(400, CONTEXT_400, kind="invalid_request_error")
         if n <= marks.get("429", 0):
             return _error(429, "rate limited", {"Retry-After": self.retry_after})
         if n <= marks.get("500", 0):
@@ -205,8 +228,8 @@ class FakeOpenAI:
             self._thread.join(10)
 
 
-def _error(status: int, message: str, headers: dict | None = None) -> web.Response:
-    body = {"error": {"message": message, "type": "fake", "code": status}}
+def _error(status: int, message: str, headers: dict | None = None, kind: str = "fake") -> web.Response:
+    body = {"error": {"message": message, "type": kind, "code": status}}
     return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json", headers=headers)
 
 

@@ -169,3 +169,81 @@ def test_mtrag_llm_build_then_rerun_makes_zero_requests(server, tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert server.requests == 0
     assert _files(Path(again.stdout.strip().splitlines()[-1])) == _files(release)
+
+
+# --- failing loudly, structured output against servers that refuse json_schema ------------------------------
+
+
+def _config(tmp: Path, **endpoint) -> Path:
+    """configs/demo-llm.yaml with quick retries (a failing server is retried, not waited on, in a test)."""
+    import yaml
+
+    data = yaml.safe_load(CONFIG.read_text())
+    data["llm"]["endpoint"].update({"max_retries": 1, "backoff_base": 0.01, "backoff_max": 0.05, **endpoint})
+    path = tmp / "demo-llm.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _build(config: Path, url: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [*CLI, "build", "--config", str(config), "--base-url", url, "--cache", str(tmp / "cache"),
+           "--out", str(tmp / "out"), *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+                          timeout=300)
+
+
+@pytest.fixture
+def fresh(server):
+    server.reset()
+    yield server
+    server.fail_all, server.reject_json_schema = None, False
+
+
+def test_a_server_failing_everything_stops_the_build_with_its_message(fresh, tmp_path):
+    fresh.fail_all = 500
+    done = _build(_config(tmp_path), fresh.url, tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    error = done.stderr[done.stderr.index("error: "):]
+    assert "fake server error 500: the model is not loaded" in error  # the server's own words
+    assert "LLM requests failed (100.0%, more than the 5.0% allowed" in error
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "clariedge-demo-llm").exists()  # no release at all
+    report = json.loads(next((tmp_path / "out" / ".work").rglob("llm_failures.json")).read_text())
+    assert report["failed"] == report["requests"] > 0 and report["first_error"].startswith("http 500: fake server")
+    assert "answered 0 · failed" in done.stderr  # the live counts, as the bar last showed them
+
+
+def test_max_llm_failure_rate_flag_lets_a_curator_accept_failures(fresh, tmp_path):
+    fresh.fail_all = 500
+    done = _build(_config(tmp_path), fresh.url, tmp_path, "--max-llm-failure-rate", "1")
+    assert done.returncode == 0, done.stderr[-2000:]
+    release = Path(done.stdout.strip().splitlines()[-1])
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["llm"]["failed"] == manifest["llm"]["requests"] > 0
+    assert "max_failure_rate" not in manifest["config"]["llm"]  # a limit does not change the data
+    rejected = [json.loads(line) for line in (release.parents[1] / ".work" / release.parent.name / release.name
+                                              / "rejected.jsonl").read_text().splitlines()]
+    llm_lost = [r for r in rejected if r["method"].startswith("llm_")]
+    assert llm_lost and all("fake server error 500" in r["reason"] for r in llm_lost)  # each with its reason
+
+
+def test_llamacpp_style_server_is_negotiated_down_to_json_object(fresh, tmp_path):
+    """A server that answers json_schema with HTTP 500 naming the format (as llama-cpp-python's does)."""
+    fresh.reject_json_schema = "llamacpp"
+    done = _build(_config(tmp_path, max_retries=6), fresh.url, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    release = Path(done.stdout.strip().splitlines()[-1])
+    llm = json.loads((release / "manifest.json").read_text())["llm"]
+    assert llm["structured_output"] == {"json_object": llm["requests"]} and llm["failed"] == 0
+    stats = json.loads((release.parents[1] / ".work" / release.parent.name / release.name / "llm_stats.json").read_text())
+    assert stats["run"]["retries"] == 0  # a format rejection is not retried
+    assert 0 < stats["run"]["format_fallbacks"] < llm["requests"]  # learnt per schema, not paid per request
+    methods = {r["provenance"]["method"] for rows in load_release(release).values() for r in rows}
+    assert {"llm_ambiguate", "llm_hard_negative"} <= methods
+    assert "structured output: json_object" in " ".join(done.stderr.split())  # rich wraps at 80 columns
+
+
+def test_llm_build_gives_three_non_empty_splits(first):
+    _, release, _, _, _ = first
+    splits = load_release(release)
+    assert all(len(splits[s]) > 0 for s in SPLITS), {s: len(splits[s]) for s in SPLITS}

@@ -39,6 +39,7 @@ def fake():
 def server(fake):
     fake.reset()
     fake.latency, fake.slow_seconds, fake.reject_json_schema, fake.holding = 0.0, 5.0, False, False
+    fake.reject_json_object, fake.fail_all = False, None
     fake.retry_after, fake.api_key, fake.responder = "1", None, None
     return fake
 
@@ -106,7 +107,7 @@ def test_500_retried_then_answered(server, cfg):
 def test_500_gives_up_at_cap_is_stored_and_retried_on_rerun(server, cfg):
     cfg.max_retries = 1
     [result] = run_requests([spec("x [[500:3]]")], cfg)
-    assert not result.ok and "http 500" in result.error and "2 attempts" in result.error
+    assert result.error == "http 500: internal error (gave up after 2 attempts)"  # the server's own words
     assert server.attempts["x [[500:3]]"] == 2
     cache = Cache(cfg.cache_path())
     assert cache.stats()["failures"] == 1 and cache.stats()["responses"] == 0
@@ -171,14 +172,67 @@ def test_finish_reason_length_and_content_filter_fail_with_reason(server, cfg):
     assert again[0].error == "finish_reason=length" and server.requests == 2
 
 
-def test_rejected_json_schema_falls_back_to_prose_parsing(server, cfg):
-    server.reject_json_schema = True
+def _format(body: dict) -> str:
+    return (body.get("response_format") or {}).get("type", "prompt")
+
+
+def test_rejected_json_schema_falls_back_to_json_object_per_request(server, cfg):
+    server.reject_json_schema = "vllm"  # a 400 that names response_format
     stats = RunStats()
     results = run_requests([spec(f"q{i}") for i in range(5)], cfg, stats)
-    assert all(r.ok for r in results) and stats.schema_fallback
-    assert results[0].text.startswith("Sure!")  # the JSON was dug out of prose
-    sent = [b for b in server.bodies if "response_format" not in b]
-    assert len(sent) == 5 and "JSON Schema" in sent[0]["messages"][-1]["content"]
+    assert all(r.ok for r in results) and stats.modes == {"json_object": 5} and stats.retries == 0
+    for i in range(5):
+        asked = [_format(b) for b in server.bodies if b["messages"][0]["content"].startswith(f"q{i}")]
+        assert asked == ["json_schema", "json_object"], asked
+    answered = [b for b in server.bodies if _format(b) == "json_object"]
+    assert "JSON Schema" in answered[0]["messages"][-1]["content"]  # the schema moves into the prompt
+
+
+def test_llamacpp_500_naming_the_format_is_a_fallback_not_a_retry(server, cfg):
+    """llama-cpp-python's server answers a json_schema response_format with HTTP 500 and a pydantic message."""
+    server.reject_json_schema = "llamacpp"
+    cfg.concurrency = 1  # one at a time: the first rejection teaches the engine about this schema
+    stats = RunStats()
+    results = run_requests([spec(f"q{i}") for i in range(4)], cfg, stats)
+    assert all(r.ok for r in results)
+    assert server.attempts["q0"] == 2 and stats.retries == 0  # not retried seven times
+    assert [server.attempts[f"q{i}"] for i in range(1, 4)] == [1, 1, 1]  # same schema: straight to json_object
+    assert stats.modes == {"json_object": 4} and stats.format_fallbacks == 1
+    again = RunStats()
+    run_requests([spec(f"q{i}") for i in range(4)], cfg, again)  # the mode is kept with the cached reply
+    assert again.http_requests == 0 and again.modes == {"json_object": 4}
+
+
+def test_json_object_rejected_too_falls_back_to_a_plain_prompt(server, cfg):
+    server.reject_json_schema, server.reject_json_object = "vllm", True
+    stats = RunStats()
+    [result] = run_requests([spec("p")], cfg, stats)
+    assert result.ok and result.text.startswith("Sure!")  # the JSON was dug out of prose
+    assert [_format(b) for b in server.bodies] == ["json_schema", "json_object", "prompt"]
+    assert stats.modes == {"prompt": 1} and stats.format_fallbacks == 2
+
+
+def test_unrelated_400_fails_that_request_alone(server, cfg):
+    cfg.concurrency = 1
+    stats = RunStats()
+    results = run_requests([spec("a"), spec("too long [[ctx400]]"), spec("b"), spec("c")], cfg, stats)
+    bad = results[1]
+    assert not bad.ok and bad.error.startswith("http 400: This model's maximum context length is 2048 tokens")
+    assert server.attempts["too long [[ctx400]]"] == 1  # a 400 is not retried
+    assert all(r.ok for i, r in enumerate(results) if i != 1)
+    assert [_format(b) for b in server.bodies] == ["json_schema"] * 4  # structured output stays on
+    assert stats.modes == {"json_schema": 3} and stats.failed == 1 and stats.first_error == bad.error
+
+
+def test_format_words_are_what_makes_a_fallback():
+    from builder.llm.engine import names_format
+    from fake_openai import CONTEXT_400, LLAMACPP_JSON_SCHEMA_500
+
+    assert names_format(LLAMACPP_JSON_SCHEMA_500)
+    assert names_format("response_format json_schema is not supported by this server")
+    assert names_format("Invalid schema for response_format 'r': 'additionalProperties' is required")
+    assert not names_format(CONTEXT_400)
+    assert not names_format("internal error")
 
 
 def test_plain_text_specs_return_text(server, cfg):
@@ -226,6 +280,49 @@ def test_extract_json_tolerates_prose_and_fences():
     assert extract_json('The answer is {"a": "x"} as asked.') == {"a": "x"}
     with pytest.raises(ValueError):
         extract_json("no json at all")
+
+
+def test_extract_json_takes_the_first_candidate_that_fits_the_schema():
+    from builder.llm import parse_reply
+
+    text = 'Per passage [1], the answer is {"answer": "Bangor", "score": 2}.'
+    assert extract_json(text) == [1]  # without a schema: the first JSON value
+    assert extract_json(text, SCHEMA) == {"answer": "Bangor", "score": 2}
+    assert parse_reply(text, SCHEMA) == {"answer": "Bangor", "score": 2}
+    nested = 'Example: {"answer": 1} then ```json\n{"wrapper": {"answer": "a", "score": 1}}\n```'
+    assert parse_reply(nested, SCHEMA) == {"answer": "a", "score": 1}
+    with pytest.raises(ValueError, match="schema violation"):  # none fits: the first one is reported
+        parse_reply('see [1] and {"answer": 3}', SCHEMA)
+
+
+def test_extractor_runs_after_the_cache(server, cfg):
+    """A reply cached before the extractor learned to skip `[1]` parses on the rerun, without a request."""
+    from builder.llm.cache import Cache
+    from builder.llm.spec import canonical
+
+    s = spec("cached prose")
+    cache = Cache(cfg.cache_path())
+    body = {"content": 'Per passage [1], {"answer": "x", "score": 1}', "finish_reason": "stop", "usage": {}, "model": "m"}
+    cache.put(s.key(), canonical(body))
+    cache.close()
+    stats = RunStats()
+    [result] = run_requests([s], cfg, stats)
+    assert result.ok and result.value == {"answer": "x", "score": 1} and stats.http_requests == 0
+    assert stats.modes == {"unrecorded": 1}
+
+
+def test_failures_are_counted_the_same_from_the_cache_and_a_listener_sees_each(server, cfg):
+    specs = [spec("ok1"), spec("ok2"), spec("never parses [[badjson:9]]"), spec("cut [[length]]")]
+    seen = []
+    stats = RunStats(listener=lambda t: seen.append((t.label, t.total, t.answered, t.failed, t.cached)))
+    run_requests(specs, cfg, stats)
+    assert (stats.failed, stats.answered) == (2, 5)  # 4 first asks + 1 re-ask answered on the wire
+    assert seen[0] == ("llm", 4, 0, 0, 0) and seen[-1] == ("llm", 4, 2, 2, 0)
+    assert [a + f for _, _, a, f, _ in seen] == [0, 1, 2, 3, 4]
+    assert set(stats.failure_reasons) == {"finish_reason=length", "no JSON object in the reply (after re-ask)"}
+    rerun = RunStats()
+    run_requests(specs, cfg, rerun)
+    assert rerun.http_requests == 0 and rerun.failed == 2 and rerun.failure_reasons == stats.failure_reasons
 
 
 WORKER = textwrap.dedent(
@@ -281,3 +378,19 @@ def test_cache_stats_command(server, cfg):
     assert out.exit_code == 0, out.output
     info = json.loads(out.output)
     assert (info["responses"], info["failures"]) == (1, 1)
+
+
+def test_a_client_error_is_kept_as_final_and_not_asked_again(server, cfg):
+    specs = [spec("fine"), spec("too long [[ctx400]]")]
+    first = run_requests(specs, cfg)
+    assert server.requests == 2 and not first[1].ok
+    stats = RunStats()
+    again = run_requests(specs, cfg, stats)
+    assert server.requests == 2 and stats.http_requests == 0  # the same request would get the same 400
+    assert again[1].error == first[1].error and stats.failed == 1
+    assert [o["ok"] for o in sorted(stats.outcomes, key=lambda o: o["key"] != specs[0].key())] == [True, False]
+    cache = Cache(cfg.cache_path())
+    assert cache.stats()["final_failures"] == 1 and cache.clear_failures() == 1
+    cache.close()
+    run_requests(specs, cfg)  # cleared: asked again
+    assert server.attempts["too long [[ctx400]]"] == 2

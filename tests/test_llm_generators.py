@@ -24,9 +24,23 @@ def _field(text: str, label: str) -> str:
     return found.group(1) if found else ""
 
 
+_BY_FIRST_KEY = {"ambiguous_query": "ambiguate", "pattern": "clarify", "rewrite": "hard_negative",
+                 "needs_clarification": "verify", "query": "naturalize"}
+
+
+def _prompt_in_text(body: dict) -> str | None:
+    """Which prompt a request without json_schema is (json_object or plain prompt): its quoted schema says."""
+    for m in body["messages"]:
+        found = re.search(r"JSON Schema[^\n]*\n(\{.*\})\s*$", m.get("content") or "", re.DOTALL)
+        if found:
+            required = json.loads(found.group(1)).get("required") or [""]
+            return _BY_FIRST_KEY.get(required[0])
+    return None
+
+
 def responder(body: dict) -> str | None:
     """Plausible replies per prompt, so the records are checkable (the fake server routes by schema name)."""
-    name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name") or _prompt_in_text(body)
     # The prompt's own user message (a re-ask appends more turns after it).
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
     if name == "ambiguate":

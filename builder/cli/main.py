@@ -59,11 +59,42 @@ def _work(cfg, out: Path, work: Optional[Path]):
     return Work(_work_dir(cfg, out, work))
 
 
-def _progress(items, label):
-    from rich.progress import track
+class _Bars:
+    """The build's one live display: a bar per stage, and per LLM batch a bar with its answered and failed
+    counts and ETA."""
 
-    items = list(items)
-    return track(items, description=f"{label:>12}", transient=True, console=_console())
+    def __init__(self, console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bars = Progress(TextColumn("{task.description:>17}"), BarColumn(bar_width=10), MofNCompleteColumn(),
+                             TextColumn("{task.fields[counts]}"), TextColumn("eta"), TimeRemainingColumn(),
+                             console=console)
+        self.llm_tasks: dict[int, int] = {}
+
+    def __enter__(self) -> "_Bars":
+        self.bars.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bars.stop()
+
+    def stage(self, items, label):
+        items = list(items)
+        task = self.bars.add_task(label, total=len(items), counts="")
+        for item in items:
+            yield item
+            self.bars.advance(task)
+        self.bars.remove_task(task)
+
+    def llm(self, tally) -> None:
+        counts = f"[green]answered {tally.answered}[/] · [red]failed {tally.failed}[/]"
+        if tally.cached:
+            counts += f" · cached {tally.cached}"
+        task = self.llm_tasks.get(tally.batch)
+        if task is None:
+            task = self.llm_tasks[tally.batch] = self.bars.add_task(f"llm {tally.label}", total=tally.total,
+                                                                    counts=counts)
+        self.bars.update(task, completed=tally.done, counts=counts)
 
 
 def _console():
@@ -85,6 +116,7 @@ def build(
     cache: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM response cache folder. Default: $CLARIEDGE_CACHE_DIR or the user cache folder."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the LLM cache (every call is paid again)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the LLM requests and estimated input tokens the build needs; call nothing, build nothing."),
+    max_llm_failure_rate: Optional[float] = typer.Option(None, "--max-llm-failure-rate", min=0.0, max=1.0, help="Share of LLM requests that may fail (no usable reply) before the build stops and releases nothing. Default: llm.max_failure_rate (0.05)."),
     old_model: Optional[str] = old_option("--model", "--llm-model"),
     old_cache: Optional[Path] = old_option("--cache", "--cache-dir"),
 ) -> None:
@@ -104,10 +136,10 @@ def build(
     llm_model = renamed(llm_model, old_model, "--model", "--llm-model")
     cache = renamed(cache, old_cache, "--cache", "--cache-dir")
     cfg = _config(config, input, format, seed)
-    if cfg.llm is None and (base_url or llm_model or dry_run):
-        raise InputError(f"{config or 'the demo config'}: --base-url, --llm-model and --dry-run need a config with an "
-                         "`llm:` section (e.g. configs/demo-llm.yaml)")
-    cfg = apply_overrides(cfg, base_url=base_url, llm_model=llm_model)
+    if cfg.llm is None and (base_url or llm_model or dry_run or max_llm_failure_rate is not None):
+        raise InputError(f"{config or 'the demo config'}: --base-url, --llm-model, --dry-run and --max-llm-failure-rate "
+                         "need a config with an `llm:` section (e.g. configs/demo-llm.yaml)")
+    cfg = apply_overrides(cfg, base_url=base_url, llm_model=llm_model, max_llm_failure_rate=max_llm_failure_rate)
     work_dir = _work_dir(cfg, out, work)
     cache_dir = str(cache.resolve()) if cache else None
     console = _console()
@@ -120,8 +152,8 @@ def build(
                    f"{plan['dependent_requests_estimated']} estimated follow-ups; {plan['cached']} already cached)")
         typer.echo(f"estimated input tokens {plan['estimated_input_tokens']}")
         return
-    with console.status("building…"):
-        release, counts = run_build(cfg, out, work_dir, _progress, cache_dir, no_cache)
+    with _Bars(console) as bars:
+        release, counts = run_build(cfg, out, work_dir, bars.stage, cache_dir, no_cache, bars.llm)
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     stats = manifest["statistics"]
     table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
@@ -145,10 +177,12 @@ def build(
     if cfg.llm is not None:
         llm_stats = work_dir / "llm_stats.json"
         run = json.loads(llm_stats.read_text(encoding="utf-8"))["run"]
+        modes = ", ".join(f"{m} {n}" for m, n in sorted(run["modes"].items())) or "none"
         console.print(
             f"llm: {run['unique']} requests needed · {run['cache_hits']} from cache · {run['answered']} answered "
             f"({run['http_requests']} attempts, {run['retries']} retries, {run['reasks']} re-asks) · "
-            f"{run['failed']} failed · tokens in {run['prompt_tokens']} / out {run['completion_tokens']}"
+            f"{run['failed']} failed · tokens in {run['prompt_tokens']} / out {run['completion_tokens']} · "
+            f"structured output: {modes}"
         )
     typer.echo(str(release))
 
@@ -172,7 +206,9 @@ def synthesize(config: Optional[Path] = ConfigOpt, input: Optional[Path] = Input
 
     cfg = _config(config, input, seed=seed)
     w = _work(cfg, out, work)
-    typer.echo(f"{run_synthesize(cfg, w, _progress)} -> {w.candidates}")
+    with _Bars(_console()) as bars:
+        counts = run_synthesize(cfg, w, bars.stage, llm_progress=bars.llm)
+    typer.echo(f"{counts} -> {w.candidates}")
 
 
 @app.command()

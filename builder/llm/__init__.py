@@ -11,7 +11,7 @@ _EXPORTS = {
     "Prompt": "prompts", "load_prompt": "prompts",
     "ParseError": "parse", "extract_json": "parse", "parse_reply": "parse",
     "EngineConfig": "spec", "Estimate": "spec", "RequestSpec": "spec", "Result": "spec", "RunStats": "spec",
-    "resolve_cache_dir": "spec",
+    "Tally": "spec", "MODES": "spec", "resolve_cache_dir": "spec", "names_format": "engine",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS failures (
     reason TEXT NOT NULL,
     prompt TEXT NOT NULL DEFAULT '',
     attempts INTEGER NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    final INTEGER NOT NULL DEFAULT 0  -- 1: a client error (4xx) the same request would get again
 );
 """
 
@@ -42,6 +43,9 @@ class Cache:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=10000")
             self.db.executescript(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(failures)")}
+            if "final" not in columns:  # a cache written before final failures were kept
+                self.db.execute("ALTER TABLE failures ADD COLUMN final INTEGER NOT NULL DEFAULT 0")
         except (sqlite3.DatabaseError, OSError) as err:
             raise InputError(f"{self.path}: cannot open the LLM cache ({err})") from None
 
@@ -72,10 +76,20 @@ class Cache:
             (key, body, prompt, time.time()),
         )
 
-    def put_failure(self, key: str, reason: str, attempts: int, prompt: str = "") -> None:
+    def final_failures(self, keys: Iterable[str]) -> dict[str, str]:
+        """Reasons of the stored failures that a rerun should not ask again (4xx), by key."""
+        keys = list(keys)
+        out: dict[str, str] = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT key, reason FROM failures WHERE final = 1 AND key IN ({marks})", chunk))
+        return out
+
+    def put_failure(self, key: str, reason: str, attempts: int, prompt: str = "", final: bool = False) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO failures (key, reason, prompt, attempts, updated) VALUES (?, ?, ?, ?, ?)",
-            (key, reason, prompt, attempts, time.time()),
+            "INSERT OR REPLACE INTO failures (key, reason, prompt, attempts, updated, final) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, reason, prompt, attempts, time.time(), int(final)),
         )
 
     def clear_failure(self, key: str) -> None:
@@ -84,6 +98,7 @@ class Cache:
     def stats(self) -> dict:
         responses, = self.db.execute("SELECT COUNT(*) FROM responses").fetchone()
         failures, = self.db.execute("SELECT COUNT(*) FROM failures").fetchone()
+        final, = self.db.execute("SELECT COUNT(*) FROM failures WHERE final = 1").fetchone()
         by_prompt = {
             p or "(none)": n
             for p, n in self.db.execute("SELECT prompt, COUNT(*) FROM responses GROUP BY prompt ORDER BY prompt")
@@ -99,6 +114,7 @@ class Cache:
             "path": str(self.path),
             "responses": responses,
             "failures": failures,
+            "final_failures": final,
             "by_prompt": by_prompt,
             "failure_reasons": reasons,
             "bytes": size,

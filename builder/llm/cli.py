@@ -38,14 +38,15 @@ def stats(cache: Optional[Path] = CacheOpt, as_json: bool = typer.Option(False, 
     typer.echo(f"responses  {info['responses']}")
     for prompt, n in info["by_prompt"].items():
         typer.echo(f"  {prompt:<30} {n}")
-    typer.echo(f"failures   {info['failures']} (retried on the next run)")
+    typer.echo(f"failures   {info['failures']} ({info['final_failures']} client errors kept as final; the others "
+               "are retried on the next run)")
     for reason, n in info["failure_reasons"].items():
         typer.echo(f"  {n:>6}  {reason}")
 
 
 @app.command("clear-failures")
 def clear_failures(cache: Optional[Path] = CacheOpt) -> None:
-    """Forget stored failures (they are retried on the next run anyway; this only cleans the report)."""
+    """Forget stored failures, so the next run asks again (4xx ones included, e.g. after raising the context)."""
     db = _open(cache)
     try:
         typer.echo(f"cleared {db.clear_failures()} failures")

@@ -11,8 +11,9 @@ import json
 import logging
 import os
 import random
+import re
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import aiohttp
 import httpx2
@@ -22,12 +23,26 @@ from builder.errors import InputError
 from builder.llm.cache import Cache
 from builder.llm.limits import Gate
 from builder.llm.parse import ParseError, parse_reply
-from builder.llm.spec import EngineConfig, Estimate, RequestSpec, Result, RunStats, canonical
+from builder.llm.spec import MODES, EngineConfig, Estimate, RequestSpec, Result, RunStats, Tally, canonical
 
 log = logging.getLogger("builder.llm")
 
 FAILED_FINISH = ("length", "content_filter")
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
+# An error about the response format or schema, whatever its status: vLLM and OpenAI answer 400, a
+# llama.cpp server (llama-cpp-python) answers 500 for a json_schema it cannot turn into a grammar.
+_FORMAT_WORDS = re.compile(r"response[ _-]?format|json[ _-]?schema|json[ _-]?object|structured output|"
+                           r"\bschema\b|\bgrammar\b", re.IGNORECASE)
+
+
+def names_format(message: str) -> bool:
+    """Whether a server error is about how the reply was asked for (then that request asks another way)."""
+    return bool(_FORMAT_WORDS.search(message))
+
+
+def _step_down(mode: str) -> str | None:
+    i = MODES.index(mode) if mode in MODES else len(MODES)
+    return MODES[i + 1] if i + 1 < len(MODES) else None
 
 
 class _GaveUp(Exception):
@@ -65,9 +80,13 @@ class Engine:
     def __init__(self, config: EngineConfig, stats: RunStats | None = None):
         self.cfg = config
         self.stats = stats if stats is not None else RunStats()
-        self.structured = config.structured
+        self.first_mode = MODES.index("json_schema" if config.structured else "prompt")
+        # Per schema: the mode a format rejection pushed its requests down to, so the next request with the
+        # same schema starts there instead of being rejected again. Only a format rejection sets it.
+        self.mode_floor: dict[str, int] = {}
         self.cache: Cache | None = None
         self.failed_before: set[str] = set()
+        self.tally = Tally(batch=-1, label="", total=0)
 
     # ---- public ---------------------------------------------------------------------------
 
@@ -79,6 +98,10 @@ class Engine:
             unique.setdefault(key, spec)
         self.stats.specs += len(specs)
         self.stats.unique += len(unique)
+        self.unique = unique
+        self.tally = Tally(batch=self.stats.batches, label=_batch_label(unique.values()), total=len(unique))
+        self.stats.batches += 1
+        self._notify()
         if not self.cfg.no_cache:
             self.cache = Cache(self.cfg.cache_path())
         try:
@@ -94,11 +117,15 @@ class Engine:
 
     async def _resolve_all(self, unique: dict[str, RequestSpec]) -> dict[str, Result]:
         hits = self.cache.get_many(unique) if self.cache else {}
+        finals = self.cache.final_failures(k for k in unique if k not in hits) if self.cache else {}
         if self.cache:
-            self.failed_before = self.cache.failed_keys(k for k in unique if k not in hits)
+            self.failed_before = self.cache.failed_keys(k for k in unique if k not in hits and k not in finals)
         done: dict[str, Result] = {}
         pending: list[tuple[str, RequestSpec, dict | None]] = []
         for key, spec in unique.items():
+            if key in finals:  # a 4xx: asking the same again gets the same answer (`llm clear-failures` resets)
+                done[key] = self._ended(Result(key=key, ok=False, error=finals[key], cached=True))
+                continue
             body = hits.get(key)
             if body is None:
                 pending.append((key, spec, None))
@@ -106,7 +133,7 @@ class Engine:
             self.stats.cache_hits += 1
             result = self._finish(spec, key, json.loads(body), cached=True)
             if result.ok or not self._can_reask(spec, result):
-                done[key] = result  # cached path stays synchronous: no task, no socket
+                done[key] = self._ended(result)  # cached path stays synchronous: no task, no socket
             else:
                 pending.append((key, spec, json.loads(body)))
         if not pending:
@@ -115,7 +142,7 @@ class Engine:
         self.slots = asyncio.Semaphore(max(1, self.cfg.concurrency))
         self.client = self._client()
         try:
-            tasks = [asyncio.ensure_future(self._resolve(k, s, b)) for k, s, b in pending]
+            tasks = [asyncio.ensure_future(self._resolve_one(k, s, b)) for k, s, b in pending]
             try:
                 for (key, _, _), result in zip(pending, await asyncio.gather(*tasks)):
                     done[key] = result
@@ -138,34 +165,60 @@ class Engine:
         return openai.AsyncOpenAI(base_url=self.cfg.base_url, api_key=key, max_retries=0,
                                   timeout=self.cfg.timeout, http_client=http)
 
+    async def _resolve_one(self, key: str, spec: RequestSpec, body: dict | None) -> Result:
+        return self._ended(await self._resolve(key, spec, body))
+
+    def _ended(self, result: Result) -> Result:
+        """Count one request that ended (answered or failed for good) and tell the listener."""
+        if result.ok:
+            self.tally.answered += 1
+        else:
+            self.tally.failed += 1
+            self.stats.failed += 1
+            reasons = self.stats.failure_reasons
+            reasons[result.error or "?"] = reasons.get(result.error or "?", 0) + 1
+            if self.stats.first_error is None:
+                self.stats.first_error = result.error
+        if result.cached:
+            self.tally.cached += 1
+        if result.mode is not None:
+            self.stats.modes[result.mode] = self.stats.modes.get(result.mode, 0) + 1
+        self.stats.outcomes.append({"key": result.key, "prompt": _prompt_label(self.unique[result.key]),
+                                    "ok": result.ok, "mode": result.mode, "cached": result.cached,
+                                    "error": result.error})
+        self._notify()
+        return result
+
+    def _notify(self) -> None:
+        if self.stats.listener is not None and self.tally.total:  # an empty batch has nothing to show
+            self.stats.listener(self.tally)
+
     async def _resolve(self, key: str, spec: RequestSpec, body: dict | None) -> Result:
         cached = body is not None
         if body is None:
             try:
                 body = await self._fetch(spec, key)
             except _GaveUp as err:
-                self.stats.failed += 1
                 return Result(key=key, ok=False, error=str(err))
         result = self._finish(spec, key, body, cached)
         if result.ok or not self._can_reask(spec, result):
-            if not result.ok:
-                self.stats.failed += 1
             return result
         # One re-ask, itself cached under its own key, so a rerun re-pays for neither call.
         self.stats.reasks += 1
         follow = reask_spec(spec, result.text or "", result.error or "")
         follow_key = follow.key()
         hit = self.cache.get_many([follow_key]).get(follow_key) if self.cache else None
+        final = self.cache.final_failures([follow_key]).get(follow_key) if self.cache and not hit else None
+        if final is not None:
+            return Result(key=key, ok=False, error=f"re-ask failed: {final}", text=result.text, cached=cached)
         try:
             follow_body = json.loads(hit) if hit else await self._fetch(follow, follow_key)
         except _GaveUp as err:
-            self.stats.failed += 1
             return Result(key=key, ok=False, error=f"re-ask failed: {err}", text=result.text, cached=cached)
         final = self._finish(spec, key, follow_body, cached and hit is not None)
         final.reasked = True
         if not final.ok:
             final.error = f"{final.error} (after re-ask)"
-            self.stats.failed += 1
         return final
 
     def _can_reask(self, spec: RequestSpec, result: Result) -> bool:
@@ -177,8 +230,17 @@ class Engine:
         # Full jitter: spreads the retries of a burst of failures instead of re-synchronising them.
         return random.uniform(0, min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** (attempt - 1)))
 
+    def _mode(self, mode: str, schema_id: str) -> str:
+        """`mode`, or lower if a format rejection of this schema has been seen meanwhile (asked at each attempt,
+        so requests queued behind the first rejection do not repeat it)."""
+        if mode not in MODES:
+            return mode
+        return MODES[max(MODES.index(mode), self.mode_floor.get(schema_id, 0))]
+
     async def _fetch(self, spec: RequestSpec, key: str) -> dict:
         tokens = spec.estimated_input_tokens() + int(spec.params.get("max_tokens") or spec.params.get("max_completion_tokens") or 0)
+        schema_id = canonical(spec.schema) if spec.schema is not None else ""
+        mode = MODES[self.first_mode] if spec.schema is not None else "text"
         attempt = 0
         while True:
             delay = None
@@ -187,9 +249,9 @@ class Engine:
                 await self.gate.wait(tokens)
                 attempt += 1
                 self.stats.http_requests += 1
-                with_schema = self.structured and spec.schema is not None
+                mode = self._mode(mode, schema_id)
                 try:
-                    body = await self._call(spec)
+                    body = await self._call(spec, mode)
                     break
                 except openai.RateLimitError as err:
                     self.stats.rate_limited += 1
@@ -204,19 +266,23 @@ class Engine:
                         f"{self.cfg.base_url}: HTTP {err.status_code} ({_short(err)}); check the URL, the model "
                         f"name and ${self.cfg.api_key_env}"
                     ) from None
-                except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-                    if with_schema:
-                        # The server does not take json_schema: ask in prose, parse tolerantly.
-                        log.info("server rejected response_format=json_schema (%s); falling back", _short(err))
-                        self.structured = False
-                        self.stats.schema_fallback = True
+                except openai.APIStatusError as err:
+                    text = _server_text(err)
+                    message = text[:300]
+                    lower = _step_down(mode) if names_format(text) else None
+                    if lower is not None:
+                        # This request asks again another way at once: a format rejection is no transient
+                        # error, so it is neither retried nor counted against the retry budget.
+                        log.info("http %s naming the response format (%s); asking with %s instead of %s",
+                                 err.status_code, message, lower, mode)
+                        self.stats.format_fallbacks += 1
+                        self.mode_floor[schema_id] = max(self.mode_floor.get(schema_id, 0), MODES.index(lower))
+                        mode = lower
                         attempt -= 1
                         continue
-                    self._give_up(spec, key, f"http {err.status_code}: {_short(err)}", attempt)
-                except openai.APIStatusError as err:
-                    reason = f"http {err.status_code}"
+                    reason = f"http {err.status_code}: {message}"
                     if err.status_code < 500 and err.status_code not in (408, 409):
-                        self._give_up(spec, key, f"{reason}: {_short(err)}", attempt)
+                        self._give_up(spec, key, reason, attempt, final=True)  # this request alone
                 except _BadBody as err:
                     reason = f"unusable response body: {err}"
             if attempt > self.cfg.max_retries:
@@ -224,6 +290,7 @@ class Engine:
             self.stats.retries += 1
             await asyncio.sleep(self._backoff(attempt) if delay is None else delay)
         self.stats.answered += 1
+        body["mode"] = mode
         usage = body.get("usage") or {}
         self.stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.stats.completion_tokens += int(usage.get("completion_tokens") or 0)
@@ -233,21 +300,22 @@ class Engine:
                 self.cache.clear_failure(key)
         return body
 
-    def _give_up(self, spec: RequestSpec, key: str, reason: str, attempts: int) -> None:
+    def _give_up(self, spec: RequestSpec, key: str, reason: str, attempts: int, final: bool = False) -> None:
         if self.cache is not None:
-            self.cache.put_failure(key, reason, attempts, _prompt_label(spec))
+            self.cache.put_failure(key, reason, attempts, _prompt_label(spec), final)
         raise _GaveUp(reason)
 
-    async def _call(self, spec: RequestSpec) -> dict:
+    async def _call(self, spec: RequestSpec, mode: str) -> dict:
         kwargs: dict[str, Any] = {"model": spec.model, "messages": spec.messages, **spec.params}
-        if spec.schema is not None:
-            if self.structured:
-                kwargs["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": spec.schema_name, "schema": spec.schema, "strict": self.cfg.strict_schema},
-                }
-            else:
-                kwargs["messages"] = [*spec.messages, {"role": "system", "content": _schema_note(spec.schema)}]
+        if mode == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": spec.schema_name, "schema": spec.schema, "strict": self.cfg.strict_schema},
+            }
+        elif mode in ("json_object", "prompt"):
+            kwargs["messages"] = _with_schema_note(spec.messages, spec.schema)
+            if mode == "json_object":
+                kwargs["response_format"] = {"type": "json_object"}
         kwargs.update(kwargs.pop("extra_body", None) or {})  # vLLM/Ollama extras go in the body as-is
         # The client's generic POST: same auth, headers, errors and transport as chat.completions.create,
         # without its per-request TypedDict transform and pydantic models (a third of the client CPU, profiled).
@@ -272,12 +340,14 @@ class Engine:
         text = body.get("content") or ""
         finish = body.get("finish_reason")
         if finish in FAILED_FINISH:
-            return Result(key=key, ok=False, text=text, error=f"finish_reason={finish}", finish_reason=finish, cached=cached)
+            return Result(key=key, ok=False, text=text, error=f"finish_reason={finish}", finish_reason=finish,
+                          cached=cached, mode=body.get("mode") or "unrecorded")
+        mode = body.get("mode") or "unrecorded"  # replies cached before modes were recorded
         try:
             value = parse_reply(text, spec.schema)
         except ParseError as err:
-            return Result(key=key, ok=False, text=text, error=str(err), finish_reason=finish, cached=cached)
-        return Result(key=key, ok=True, value=value, text=text, finish_reason=finish, cached=cached)
+            return Result(key=key, ok=False, text=text, error=str(err), finish_reason=finish, cached=cached, mode=mode)
+        return Result(key=key, ok=True, value=value, text=text, finish_reason=finish, cached=cached, mode=mode)
 
 
 _JSON_HEADERS = {"Content-Type": "application/json"}
@@ -292,12 +362,22 @@ class _BadBody(Exception):
 
 
 def _short(err: openai.APIStatusError) -> str:
+    return _server_text(err)[:300]
+
+
+def _server_text(err: openai.APIStatusError) -> str:
+    """The server's own error text (what a curator needs to fix the endpoint), on one line."""
     body = err.body
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         body = body["error"]
     if isinstance(body, dict) and body.get("message"):
-        return str(body["message"])[:200]
-    return str(err.message)[:200]
+        text = body["message"]
+    elif isinstance(body, dict) and body.get("detail"):  # FastAPI servers (llama-cpp-python's 422)
+        text = body["detail"]
+    else:
+        text = err.message
+    text = text if isinstance(text, str) else canonical(text)
+    return " ".join(text.split())
 
 
 def _transport_reason(err: BaseException, timeout: float) -> str:
@@ -314,6 +394,23 @@ def _transport_reason(err: BaseException, timeout: float) -> str:
 
 def _schema_note(schema: dict) -> str:
     return "Reply with only a JSON object, no prose, that matches this JSON Schema:\n" + canonical(schema)
+
+
+def _with_schema_note(messages: list[dict], schema: dict) -> list[dict]:
+    """The schema at the end of the last user turn. Not a trailing system message: some chat templates
+    (Mistral, Gemma) refuse a system message after the first turn."""
+    last = messages[-1] if messages else {}
+    content = last.get("content")
+    if last.get("role") == "user" and isinstance(content, str):
+        if canonical(schema) in content:  # a re-ask already quotes it
+            return messages
+        return [*messages[:-1], {**last, "content": f"{content}\n\n{_schema_note(schema)}"}]
+    return [*messages, {"role": "user", "content": _schema_note(schema)}]
+
+
+def _batch_label(specs: Iterable[RequestSpec]) -> str:
+    names = sorted({s.prompt_name for s in specs if s.prompt_name})
+    return "+".join(names) or "llm"
 
 
 # ---- entry points --------------------------------------------------------------------------------

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import jsonschema
 
 from builder.llm.spec import canonical
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_OPEN = re.compile(r"[{\[]")
 _DECODER = json.JSONDecoder()
 
 
@@ -19,24 +20,38 @@ class ParseError(ValueError):
     pass
 
 
-def extract_json(text: str) -> Any:
-    """The JSON object in `text`: the whole text, a fenced block, or the first decodable {...} in prose."""
+def json_candidates(text: str) -> Iterator[Any]:
+    """Every JSON value in `text`, most deliberate first: the whole text, fenced blocks, then each decodable
+    {...} or [...] in prose, by position (nested ones included)."""
     text = text.strip()
     try:
-        return json.loads(text)
+        yield json.loads(text)
     except ValueError:
         pass
     for block in _FENCE.findall(text):
         try:
-            return json.loads(block.strip())
+            yield json.loads(block.strip())
         except ValueError:
             pass
-    for match in re.finditer(r"[{\[]", text):
+    for match in _OPEN.finditer(text):
         try:
-            obj, _ = _DECODER.raw_decode(text, match.start())
-            return obj
+            yield _DECODER.raw_decode(text, match.start())[0]
         except ValueError:
             continue
+
+
+def extract_json(text: str, schema: dict | None = None) -> Any:
+    """The first JSON value in `text` that validates against `schema` (any JSON value when schema is None).
+    When none validates, the first one found, so the caller reports why it does not fit."""
+    validator = _validator(canonical(schema)) if schema is not None else None
+    first: list[Any] = []
+    for obj in json_candidates(text):
+        if validator is None or validator.is_valid(obj):
+            return obj
+        if not first:
+            first.append(obj)
+    if first:
+        return first[0]
     raise ParseError("no JSON object in the reply")
 
 
@@ -51,7 +66,7 @@ def parse_reply(text: str, schema: dict | None) -> Any:
     """Parse and validate; raises ParseError with a short, model-readable reason."""
     if schema is None:
         return text
-    obj = extract_json(text)
+    obj = extract_json(text, schema)
     error = jsonschema.exceptions.best_match(_validator(canonical(schema)).iter_errors(obj))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 CACHE_ENV = "CLARIEDGE_CACHE_DIR"
 CACHE_FILE = "llm-cache.sqlite3"
@@ -60,7 +60,7 @@ class EngineConfig:
     max_retries: int = 6  # retries after the first attempt, for 429/5xx/timeout/connection errors
     backoff_base: float = 1.0
     backoff_max: float = 60.0
-    structured: bool = True  # send response_format=json_schema when a spec has a schema
+    structured: bool = True  # ask for structured output (json_schema, then json_object) when a spec has a schema
     strict_schema: bool = False
     reask: bool = True  # one re-ask when the reply does not parse or validate
     cache_dir: str | None = None
@@ -86,10 +86,32 @@ class Result:
     ok: bool
     value: Any = None  # parsed object (schema) or the text (no schema)
     text: str | None = None
-    error: str | None = None  # why it failed: "http 500 after 7 attempts", "finish_reason=length", ...
+    error: str | None = None  # why it failed: "http 500: <server message> (gave up after 7 attempts)", ...
     finish_reason: str | None = None
     cached: bool = False
     reasked: bool = False
+    mode: str | None = None  # how the answer was asked for: one of MODES, "text", or None (no answer)
+
+
+# Structured-output modes, tried in this order per request; a server error that names the response format
+# or schema moves that request one step down.
+MODES = ("json_schema", "json_object", "prompt")
+
+
+@dataclass
+class Tally:
+    """Live counts of one batch (one run_requests call), for a progress display."""
+
+    batch: int
+    label: str
+    total: int  # unique requests in the batch
+    answered: int = 0  # ended with a usable reply (from the server or the cache)
+    failed: int = 0  # ended without one; the reason is in the Result
+    cached: int = 0  # of those, served by the cache
+
+    @property
+    def done(self) -> int:
+        return self.answered + self.failed
 
 
 @dataclass
@@ -102,14 +124,24 @@ class RunStats:
     retries: int = 0
     rate_limited: int = 0
     reasks: int = 0
-    failed: int = 0
-    schema_fallback: bool = False
+    failed: int = 0  # unique requests that ended without a usable reply (cached verdicts included)
+    format_fallbacks: int = 0  # requests moved down a structured-output mode by a format rejection
+    modes: dict[str, int] = field(default_factory=dict)  # mode of every reply used (cached ones included)
+    first_error: str | None = None  # reason of the first request that failed, in the order they ended
+    failure_reasons: dict[str, int] = field(default_factory=dict)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     wall_s: float = 0.0
+    batches: int = 0
+    # Called with the batch's Tally as it starts and after each request ends (a progress bar); not data.
+    listener: Callable[[Tally], None] | None = field(default=None, repr=False, compare=False)
+    # How each unique request ended: {key, prompt, ok, mode, cached, error}, in the order they ended.
+    outcomes: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
+        out = {k: v for k, v in vars(self).items() if k not in ("listener", "outcomes")}
+        out["modes"], out["failure_reasons"] = dict(self.modes), dict(self.failure_reasons)
+        return out
 
 
 @dataclass
