@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from builder import __version__
-from builder.card import card_assets, render_card
+from builder.release.card import card_assets, render_card
 from builder.config import BuildConfig
 from builder.conversation import Conversation
 from builder.dedup import dedup
@@ -245,7 +245,7 @@ def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
 
 
 def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
-    from builder.publish.versioning import decide_version
+    from builder.release.versioning import decide_version
 
     rows = read_jsonl(work.need(work.split, "split"))
     splits = {s: [] for s in SPLITS}

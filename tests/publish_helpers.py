@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from builder.card import card_assets, render_card
+from builder.release.card import card_assets, render_card
 from builder.release.versioning import schema_sha256
 from builder.record import SPLITS, Record
 from builder.release import write_release

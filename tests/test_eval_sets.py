@@ -131,16 +131,3 @@ def test_clamber_missing_field_is_named(tmp_path):
 def test_unknown_benchmark():
     with pytest.raises(InputError, match="unknown"):
         load_benchmark("squad", FIX / "clariq_dev.tsv")
-
-
-def test_old_package_name_still_imports():
-    import importlib
-
-    import builder.eval_sets.mtragun as new
-
-    with pytest.warns(DeprecationWarning, match="renamed builder.eval_sets"):
-        import builder.benchmarks as old
-
-        importlib.reload(old)  # the warning fires on import; reload in case another test imported it first
-    assert importlib.import_module("builder.benchmarks.mtragun") is new
-    assert old.load_benchmark is load_benchmark

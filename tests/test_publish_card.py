@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from huggingface_hub import DatasetCard
 
-from builder.card import label_plot_png, section
-from builder.publish.card import merge_body, merge_changelog, merge_metadata
+from builder.release.card import label_plot_png, merge_body, merge_changelog, merge_metadata, section
 from publish_helpers import make_splits, write_test_release
 
 

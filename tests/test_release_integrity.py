@@ -181,7 +181,7 @@ def test_demo_card_is_sound(demo_release, tmp_path):
 
 
 def test_card_license_and_citation_come_from_the_sources_file(demo_release):
-    from builder.card import render_card, source_info
+    from builder.release.card import render_card, source_info
     from builder.release import load_release
 
     splits = load_release(demo_release)
@@ -210,7 +210,7 @@ def test_a_record_without_optional_provenance_validates_as_published(tmp_path):
 
 
 def test_an_unsound_release_is_not_written_and_the_old_one_stays(demo_release, tmp_path):
-    from builder.card import card_assets
+    from builder.release.card import card_assets
     from builder.release import ReleaseError, load_release, write_release
 
     splits = load_release(demo_release)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from builder.card import PLOT_PATH
+from builder.release.card import PLOT_PATH
 from builder.errors import InputError
 from builder.io import read_json
 from builder.record import SETTINGS, SPLITS

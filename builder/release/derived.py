@@ -26,7 +26,7 @@ def write_derived_release(
     body_sections: dict[str, str],
 ) -> Path:
     """Write `out_dir` as the next release after `parent_dir`; `manifest_updates` says what changed and why."""
-    from builder.card import card_assets, render_card
+    from builder.release.card import card_assets, render_card
 
     all_records = [r for rows in splits.values() for r in rows]
     manifest = {k: v for k, v in parent_manifest.items() if k != "files"}

@@ -120,7 +120,7 @@ def decide_version(
     if bump is None:
         return VersionDecision(configured, None, None)
     from builder.io import read_json
-    from builder.publish.card import changelog_entry  # TODO(coordinator): from the one card package once unified
+    from builder.release.card import changelog_entry
     from builder.release.writer import load_release
 
     prev_dir = latest_release(release_root)
