@@ -298,12 +298,12 @@ def test_extract_json_takes_the_first_candidate_that_fits_the_schema():
 def test_extractor_runs_after_the_cache(server, cfg):
     """A reply cached before the extractor learned to skip `[1]` parses on the rerun, without a request."""
     from builder.llm.cache import Cache
-    from builder.llm.spec import canonical
+    from builder.io import dumps
 
     s = spec("cached prose")
     cache = Cache(cfg.cache_path())
     body = {"content": 'Per passage [1], {"answer": "x", "score": 1}', "finish_reason": "stop", "usage": {}, "model": "m"}
-    cache.put(s.key(), canonical(body))
+    cache.put(s.key(), dumps(body))
     cache.close()
     stats = RunStats()
     [result] = run_requests([s], cfg, stats)

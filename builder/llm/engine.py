@@ -23,7 +23,8 @@ from builder.errors import InputError
 from builder.llm.cache import Cache
 from builder.llm.limits import Gate
 from builder.llm.parse import ParseError, parse_reply
-from builder.llm.spec import MODES, EngineConfig, Estimate, RequestSpec, Result, RunStats, Tally, canonical
+from builder.io import dumps
+from builder.llm.spec import MODES, EngineConfig, Estimate, RequestSpec, Result, RunStats, Tally
 
 log = logging.getLogger("builder.llm")
 
@@ -69,7 +70,7 @@ def reask_spec(spec: RequestSpec, reply: str, problem: str) -> RequestSpec:
     """The one follow-up turn after an unusable reply: show the model its reply and what was wrong."""
     note = (
         f"Your reply could not be used: {problem}. Reply again with only a JSON object that matches "
-        f"this JSON Schema, and nothing else:\n{canonical(spec.schema)}"
+        f"this JSON Schema, and nothing else:\n{dumps(spec.schema)}"
     )
     messages = [*spec.messages, {"role": "assistant", "content": reply}, {"role": "user", "content": note}]
     return RequestSpec(spec.model, messages, dict(spec.params), spec.schema, spec.schema_name,
@@ -239,7 +240,7 @@ class Engine:
 
     async def _fetch(self, spec: RequestSpec, key: str) -> dict:
         tokens = spec.estimated_input_tokens() + int(spec.params.get("max_tokens") or spec.params.get("max_completion_tokens") or 0)
-        schema_id = canonical(spec.schema) if spec.schema is not None else ""
+        schema_id = dumps(spec.schema) if spec.schema is not None else ""
         mode = MODES[self.first_mode] if spec.schema is not None else "text"
         attempt = 0
         while True:
@@ -295,7 +296,7 @@ class Engine:
         self.stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.stats.completion_tokens += int(usage.get("completion_tokens") or 0)
         if self.cache is not None:
-            self.cache.put(key, canonical(body), _prompt_label(spec))
+            self.cache.put(key, dumps(body), _prompt_label(spec))
             if key in self.failed_before:
                 self.cache.clear_failure(key)
         return body
@@ -376,7 +377,7 @@ def _server_text(err: openai.APIStatusError) -> str:
         text = body["detail"]
     else:
         text = err.message
-    text = text if isinstance(text, str) else canonical(text)
+    text = text if isinstance(text, str) else dumps(text)
     return " ".join(text.split())
 
 
@@ -393,7 +394,7 @@ def _transport_reason(err: BaseException, timeout: float) -> str:
 
 
 def _schema_note(schema: dict) -> str:
-    return "Reply with only a JSON object, no prose, that matches this JSON Schema:\n" + canonical(schema)
+    return "Reply with only a JSON object, no prose, that matches this JSON Schema:\n" + dumps(schema)
 
 
 def _with_schema_note(messages: list[dict], schema: dict) -> list[dict]:
@@ -402,7 +403,7 @@ def _with_schema_note(messages: list[dict], schema: dict) -> list[dict]:
     last = messages[-1] if messages else {}
     content = last.get("content")
     if last.get("role") == "user" and isinstance(content, str):
-        if canonical(schema) in content:  # a re-ask already quotes it
+        if dumps(schema) in content:  # a re-ask already quotes it
             return messages
         return [*messages[:-1], {**last, "content": f"{content}\n\n{_schema_note(schema)}"}]
     return [*messages, {"role": "user", "content": _schema_note(schema)}]

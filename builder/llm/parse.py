@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from builder.llm.spec import canonical
+from builder.io import dumps
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _OPEN = re.compile(r"[{\[]")
@@ -43,7 +43,7 @@ def json_candidates(text: str) -> Iterator[Any]:
 def extract_json(text: str, schema: dict | None = None) -> Any:
     """The first JSON value in `text` that validates against `schema` (any JSON value when schema is None).
     When none validates, the first one found, so the caller reports why it does not fit."""
-    validator = _validator(canonical(schema)) if schema is not None else None
+    validator = _validator(dumps(schema)) if schema is not None else None
     first: list[Any] = []
     for obj in json_candidates(text):
         if validator is None or validator.is_valid(obj):
@@ -67,7 +67,7 @@ def parse_reply(text: str, schema: dict | None) -> Any:
     if schema is None:
         return text
     obj = extract_json(text, schema)
-    error = jsonschema.exceptions.best_match(_validator(canonical(schema)).iter_errors(obj))
+    error = jsonschema.exceptions.best_match(_validator(dumps(schema)).iter_errors(obj))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
         raise ParseError(f"schema violation at {where}: {error.message[:200]}")

@@ -6,7 +6,6 @@ The file's sha256 goes into provenance, so an edited prompt is visible in every 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -16,12 +15,13 @@ import jinja2
 import yaml
 
 from builder.errors import InputError
+from builder.io import dumps
 from builder.llm.spec import RequestSpec
 from builder.resources import resource
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 # Compact, sorted, unescaped JSON: the exact string a few-shot answer or a trained target looks like.
-_ENV.filters["compact_json"] = lambda value: json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+_ENV.filters["compact_json"] = dumps
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from builder.io import dumps
+
 CACHE_ENV = "CLARIEDGE_CACHE_DIR"
 CACHE_FILE = "llm-cache.sqlite3"
 
 
-def canonical(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass
@@ -38,14 +37,14 @@ class RequestSpec:
             "schema_name": self.schema_name,
             "prompt": [self.prompt_name, self.prompt_version],
         }
-        return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+        return hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()
 
     def estimated_input_tokens(self) -> int:
         # ~4 characters per token plus a few per message; a dry-run estimate, not a tokenizer.
-        chars = sum(len(m.get("content") or "") if isinstance(m.get("content"), str) else len(canonical(m.get("content")))
+        chars = sum(len(m.get("content") or "") if isinstance(m.get("content"), str) else len(dumps(m.get("content")))
                     for m in self.messages)
         if self.schema is not None:
-            chars += len(canonical(self.schema))
+            chars += len(dumps(self.schema))
         return chars // 4 + 4 * len(self.messages)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from builder.record import NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES, SETTINGS, SPLITS
+from builder.record import NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES, SETTINGS, SPLITS, label_of
 from builder.release.diff import KINDS, ReleaseDiff, diff_splits
 
 PLOT_PATH = "assets/label_distribution.png"
@@ -135,7 +135,7 @@ def count_table(splits: dict[str, list[dict[str, Any]]], field: str) -> str:
 
 def _value(record: dict[str, Any], field: str) -> str:
     if field == "label":
-        return "needs_clarification" if record["needs_clarification"] else "clear"
+        return label_of(record)
     return str(record[field])
 
 
