@@ -35,13 +35,20 @@ def _no_progress(items: Iterable, label: str) -> Iterable:
 
 
 class Work:
-    """File names of the stages inside one work directory."""
+    """The stage files inside one work directory, one named field each (a typo is an AttributeError)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-
-    def __getattr__(self, name: str) -> Path:
-        return self.root / f"{name}.jsonl"
+        self.conversations = self.root / "conversations.jsonl"
+        self.turns = self.root / "turns.jsonl"
+        self.candidates = self.root / "candidates.jsonl"
+        self.rejected = self.root / "rejected.jsonl"
+        self.validated = self.root / "validated.jsonl"
+        self.quarantine = self.root / "quarantine.jsonl"
+        self.deduplicated = self.root / "deduplicated.jsonl"
+        self.duplicates = self.root / "duplicates.jsonl"
+        self.split = self.root / "split.jsonl"
+        self.split_dropped = self.root / "split_dropped.jsonl"
 
     def need(self, path: Path, stage: str) -> Path:
         if not path.exists():
