@@ -110,8 +110,13 @@ def load_splits(release: Path) -> dict[str, list[dict]]:
 
 
 def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int = 13,
-                   log=print) -> dict[str, Any]:
-    """Train, select on validation, evaluate on test, save. Returns the metadata written."""
+                   log=print, encoder: bool = False, encoder_settings: Any = None,
+                   encoder_base: str | None = None) -> dict[str, Any]:
+    """Train, select on validation, evaluate on test, save. Returns the metadata written.
+
+    With `encoder`, a fine-tuned MiniLM cross-encoder (builder.train.encoder) is one more candidate;
+    it is kept only if it beats the scikit-learn models on validation accuracy.
+    """
     from threadpoolctl import threadpool_limits
 
     start = time.perf_counter()
@@ -142,10 +147,20 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         log(f"  {name:<14} validation accuracy {acc:.4f}")
         if acc > best_acc:
             best_name, best_model, best_acc = name, model, acc
+    encoder_summary, chosen = None, best_model
+    if encoder:
+        encoder_summary, chosen, best_name = _encoder_candidate(train, val, Path(out), encoder_settings, encoder_base,
+                                                                best_name, best_model, best_acc, selection, log)
     seconds = time.perf_counter() - start
 
-    metrics = {split: _scores(splits[split], best_model.predict(X[split]) if splits[split] else np.array([]))
-               for split in ("train", "validation", "test")}
+    def predict(split: str) -> np.ndarray:
+        if not splits[split]:
+            return np.array([])
+        if best_name == ENCODER:
+            return chosen.probabilities(splits[split]) >= 0.5
+        return best_model.predict(X[split])
+
+    metrics = {split: _scores(splits[split], predict(split)) for split in ("train", "validation", "test")}
     meta = {
         "kind": KIND,
         "release": _release_info(Path(release)),
@@ -160,8 +175,29 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         "metrics": metrics,
         "versions": _versions(),
     }
+    if encoder_summary is not None:
+        meta["encoder"] = encoder_summary
     save(out, best_model, embed, meta)
     return meta
+
+
+ENCODER = "cross-encoder"
+
+
+def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_acc, selection, log):
+    """Fine-tune the cross-encoder; keep it (saved under out/encoder) only if it wins on validation."""
+    import shutil
+
+    from builder.train.encoder import ENCODER_DIR, EncoderClassifier, train_encoder
+
+    summary = train_encoder(train, val, out, settings, base=base, log=log)
+    selection[ENCODER] = summary["validation_accuracy"]
+    log(f"  {ENCODER:<14} validation accuracy {summary['validation_accuracy']:.4f} ({summary['stop']}, "
+        f"{summary['seconds']:.0f} s)")
+    if summary["validation_accuracy"] > best_acc:
+        return summary, EncoderClassifier(out / ENCODER_DIR, summary["settings"]), ENCODER
+    shutil.rmtree(out / ENCODER_DIR)
+    return summary, best_model, best_name
 
 
 def _texts(record: dict) -> list[str]:
@@ -224,6 +260,11 @@ class BaselinePredictor:
         if meta.get("kind") != KIND:
             raise InputError(f"{meta_path}: field 'kind' is {meta.get('kind')!r}, expected {KIND!r}")
         payload = joblib.load(path / MODEL_FILE)
+        if meta.get("classifier") == ENCODER:
+            from builder.train.encoder import ENCODER_DIR, EncoderClassifier
+
+            return cls(EncoderClassifier(path / ENCODER_DIR, meta["encoder"]["settings"]), None, meta,
+                       name=f"baseline:{path.name}")
         if meta["embedder"]["name"] == TfidfEmbedder.name:
             embed = TfidfEmbedder()
             embed.pipeline = payload["tfidf"]
@@ -238,6 +279,8 @@ class BaselinePredictor:
     def probabilities(self, records: list[dict]) -> np.ndarray:
         if not records:
             return np.zeros(0)
+        if self.meta.get("classifier") == ENCODER:
+            return self.model.probabilities(records)
         X = feature_matrix(records, self.embed).X
         return self.model.predict_proba(X)[:, list(self.model.classes_).index(True)]
 
