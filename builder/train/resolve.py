@@ -235,6 +235,9 @@ RESOLVE_FEATURES = (
     "pronoun_last_turn_names_2plus",
     "pronoun_last_turn_coordination",
     "pronoun_history_coordination",
+    "pronoun_document_names_0",
+    "pronoun_document_names_1",
+    "pronoun_document_names_2plus",
     "query_full_sentence",
     "query_fragment",
     "query_names",
@@ -278,6 +281,7 @@ def resolvability(record: dict[str, Any]) -> list[float]:
 
     last_user = users[-1] if users else ""
     names_last = len(_named_spans(last_text)) if pron else 0
+    names_docs = len(_named_spans(doc_text)) if pron and docs else None
     q_low = [t.lower() for t in tokens(query) if _wordlike(t)]
     first = q_low[0] if q_low else ""
     has_verb = any(t in e["verb_forms"] or t in e["auxiliaries"] for t in q_low)
@@ -306,6 +310,7 @@ def resolvability(record: dict[str, Any]) -> list[float]:
         *([0.0] * 3 if not pron else bucket(names_last)),
         float(bool(pron) and _coordination(last_user) > 0),
         float(bool(pron) and _coordination(hist_text) > 0),
+        *bucket(names_docs),
         full,
         float(len(q_low) <= 3 and not has_verb),
         float(len(_named_spans(query))),
