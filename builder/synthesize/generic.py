@@ -31,6 +31,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
     if entity.head:
         generic, category = tx.generic_phrase(entity), "underspecified_entity"
+    elif not tx.is_name(tx.clean_name(entity.text), None):
+        # 'how it opens and closes' is no thing a pronoun can stand for; swapping it breaks the question.
+        return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)
     elif tx.modifies_noun(ctx.standalone, entity):
         return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
     else:

@@ -42,6 +42,9 @@ class KindQuery:
         e = self.referent.entity
         s = self.referent.standalone
         before = s[: e.start]
+        toks = tx.words(name)
+        if len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
+            before = re.sub(r"(?i)\bthe\s+$", "", before)  # 'the Byzantine Empire' -> 'Rome', not 'the Rome'
         article = re.search(r"(?i)\b(a|an)\s+$", before)
         if article:  # 'an IRA' -> 'a Roth IRA' / '401k accounts'
             plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
@@ -166,7 +169,14 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return names
+    return _short_forms_merged(names)
+
+
+def _short_forms_merged(names: list[str]) -> list[str]:
+    """In one conversation a shorter name inside a longer one is its short form ('Object Storage' of
+    'Immutable Object Storage', 'Civil War' of 'American Civil War'): one candidate, the longer name."""
+    stems = [tx.content_stems(n) for n in names]
+    return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
 
 
 def mentions_referent(history: list[dict[str, str]], ref: Referent) -> bool:
@@ -183,7 +193,10 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:
 def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
     """Names of a kind asked about in the block, then in the domain, then from the kind lexicon."""
     out: list[str] = []
-    for source in (ctx.block_names, ctx.domain_names, tx.lexicon_names()):
+    sources = [ctx.block_names, ctx.domain_names]
+    if sum(len(s.get(kind, [])) for s in sources) < 2:
+        sources.append(tx.lexicon_names())  # general knowledge only when the data has too few of the kind
+    for source in sources:
         for name in source.get(kind, []):
             if len(out) >= limit:
                 return out

@@ -410,6 +410,7 @@ def kind_of(name: str, texts: list[str] = ()) -> str | None:
 def clean_name(name: str) -> str:
     """'IBM Cloud's' -> 'IBM Cloud'; 'the Byzantine Empire' -> 'Byzantine Empire'."""
     name = re.sub(r"(?:'s|’s)$", "", name.strip())
+    name = re.sub(r"^\S+(?:'s|’s)\s+(?=\S)", "", name)  # "IBM’s Immutable Object Storage" -> "Immutable Object Storage"
     return re.sub(r"(?i)^(?:the|a|an)\s+", "", name).strip()
 
 
