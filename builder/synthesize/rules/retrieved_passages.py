@@ -1,0 +1,440 @@
+"""Post-retrieval positives and hard negatives from passages retrieved for the generic query itself.
+
+"When was Yale University founded?" becomes "When was the university founded?". That generic query is
+run through BM25 over the pooled passages of its domain, as a RAG system would, leaving out the
+passages the original named query retrieved (they would leak the answer). The label follows from how
+many distinct entities of the kind ("university") the top-k passages cover:
+
+- two or more: `multiple_interpretations`; the clarification names them, each with a short fact from its
+  passage, and every interpretation is the generic query with one of them named;
+- exactly one, the query's own referent: a hard negative resolved by the documents;
+- otherwise the turn is rejected, with the reason.
+
+Each is asked with no history and after the turn's own history. A history that names the referent
+settles the question: over ambiguous passages that is a hard negative resolved by the history.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import ClassVar, Iterator
+
+import yaml
+
+from builder.conversation import Passage
+from builder.record import Record, clear_target
+from builder.synthesize import corpus as corpus_mod
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import PATTERN_WEIGHTS, join_options
+from builder.synthesize.context import TurnContext, history_text, pair_id, resolving_turn
+
+# A kind noun this vague names no kind of thing ("Hamlet is a term ...").
+_VAGUE = frozenset(
+    "term word name way process part type kind form set group number list series of thing something "
+    "one member example variety lot piece version concept idea method means result".split()
+)
+_STOP_NP = frozenset(
+    "of in at on that which who whom whose from by for with and or to located based founded written "
+    "where when as between since near than but known called used made".split()
+)
+_BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+")
+_MARKS = re.compile(r"[®™©]")
+
+
+@dataclass(frozen=True)
+class Kind:
+    noun: str  # singular, lowercase ("university")
+    plural: str
+
+    @property
+    def phrase(self) -> str:
+        return f"the {self.noun}"
+
+
+@dataclass(frozen=True)
+class Generic:
+    entity: tx.Entity
+    kind: Kind
+    query: str  # the standalone query with the entity made generic
+    article: bool = False  # the standalone query said 'the <entity>'
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # as the passage writes it ("Yale University")
+    fact: str  # a short fact from the passage ("founded in 1701"); "" when the passage is its page
+    passage_id: str
+
+    def shown(self) -> str:
+        return f"{self.name}, {self.fact}" if self.fact else self.name
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict:
+    return yaml.safe_load((Path(__file__).parent.parent / "retrieved_templates.yaml").read_text(encoding="utf-8"))
+
+
+# --- kinds and the generic query ------------------------------------------------------------------
+
+
+def _plural(noun: str) -> str:
+    heads = tx.lexicon()["heads"]
+    if noun in heads:
+        return heads[noun]
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
+
+
+def _kind_word(word: str) -> str | None:
+    """A lowercase common noun usable as a kind, singular; None for verbs, vague or odd words."""
+    if not re.fullmatch(r"[a-z][a-z\-]{2,}", word):
+        return None
+    low = tx.stem(word)
+    if low in _VAGUE or low in tx.stopwords() or low in tx.lexicon()["verbs"] or low.endswith(("ing", "ly", "ed")):
+        return None
+    return low
+
+
+def kind_of_name(name: str) -> str | None:
+    """The kind a name carries in its last word ('Yale University' -> 'university'), from the lexicon."""
+    if len(tx.words(name)) < 2:
+        return None
+    head = _head_word(name)
+    return head if head in tx.lexicon()["heads"] else None
+
+
+def defined_kind(name: str, texts: list[str]) -> str | None:
+    """The kind a passage defines a name as: 'Hamlet is a tragedy written by ...' -> 'tragedy'."""
+    pattern = re.compile(
+        r"(?i:\b" + re.escape(name) + r")(?:\s*\([^)]*\))?\s*,?\s+(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+([^.;:()]{3,120})"
+    )
+    for text in texts:
+        for m in pattern.finditer(_MARKS.sub("", text)):
+            phrase = []
+            for w in m.group(1).split():
+                bare = w.strip(",\"'")
+                if bare.lower() in _STOP_NP or w.endswith(","):
+                    if w.endswith(",") and bare.lower() not in _STOP_NP:
+                        phrase.append(bare)
+                    break
+                phrase.append(bare)
+            if phrase:
+                kind = _kind_word(phrase[-1])
+                if kind:
+                    return kind
+    return None
+
+
+def generalize(standalone: str, passages: list[Passage]) -> Generic | str:
+    """The standalone query with its key entity made a kind phrase, or the reason it cannot be."""
+    entity = tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
+    if entity is None:
+        return "no key entity in the standalone query"
+    if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
+        return f"'{entity.text}' is not one name"
+    noun = kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
+    if not noun:
+        return f"no kind noun for '{entity.text}'"
+    kind = Kind(noun, _plural(noun))
+    last = tx.words(entity.text)[-1].lower()
+    phrase = f"the {kind.plural}" if last != noun and tx.stem(last) == noun and last.endswith("s") else kind.phrase
+    before = tx.words(standalone[: entity.start])
+    if before and before[-1].islower() and before[-1] not in tx.stopwords() and before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"]:
+        # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
+        return f"'{before[-1]}' modifies '{entity.text}'"
+    query = tx.replace_entity(standalone, entity, phrase)
+    if query == standalone or phrase not in query.lower():
+        return f"could not generalize '{entity.text}'"
+    if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
+        return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
+    rest = tx.content_stems(query) - {noun}
+    if tx.content_stems(entity.text) - {noun} & rest:
+        return f"the generic query still names '{entity.text}'"
+    if not rest:
+        return f"too little left after removing '{entity.text}'"
+    first = tx.words(standalone)[:1]
+    if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
+        return f"generalizing '{entity.text}' would swallow '{first[0]}'"
+    article = bool(re.search(r"(?i)\bthe\s+$", standalone[: entity.start]))
+    return Generic(entity, kind, query, article)
+
+
+# --- entities of a kind in passages ---------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(_MARKS.sub("", text)) if s.strip()]
+
+
+def _title_entity(title: str, first_text: str, noun: str) -> str | None:
+    """The entity a titled page is about, when it is of the kind: 'Joey (TV series)', 'Yale University'."""
+    title = _MARKS.sub("", title).strip()
+    m = re.fullmatch(r"(.+?)\s*\(([^)]+)\)", title)
+    if m and tx.stem(tx.words(m.group(2))[-1]) == noun:
+        return m.group(1).strip() if _good_name(m.group(1).strip()) else None
+    name = re.split(r"\s+[-|:–•]\s+|\s*\|\s*", title)[0].strip()
+    if not _good_name(name):
+        return None
+    if _head_word(name) == noun:
+        return name
+    return name if defined_kind(name, [first_text]) == noun else None
+
+
+def _good_name(name: str) -> bool:
+    """Named like a thing: capitalized words (the kind noun may be lowercase), not a heading or clause."""
+    toks = tx.words(name)
+    inner = [t for t in toks[:-1] if t.lower() not in {"of", "the", "de", "and", "for", "&"}]
+    return (
+        0 < len(toks) <= 6
+        and toks[0][:1].isupper()
+        and toks[0].lower() not in tx.stopwords()
+        and toks[0].lower() not in tx.lexicon()["wh_words"]
+        and not toks[0].lower().endswith("ing")
+        and all(t[:1].isupper() or t[:1].isdigit() for t in inner)
+        and not all(t.isdigit() for t in toks)
+    )
+
+
+def _head_word(name: str) -> str:
+    """The noun a name is headed by: 'University of Michigan' -> 'university', 'Penobscot River' -> 'river'."""
+    toks = tx.words(name)
+    low = [t.lower() for t in toks]
+    if "of" in low[1:]:
+        return tx.stem(low[low.index("of", 1) - 1])
+    return tx.stem(low[-1]) if low else ""
+
+
+def _named_in_text(sentence: str, kind: Kind) -> list[str]:
+    """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
+    nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
+    pattern = re.compile(r"((?:[A-Z][\w'’&.\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b")
+    out = []
+    for m in pattern.finditer(sentence):
+        words_ = m.group(1).split()
+        while words_ and (words_[0].lower() in tx.stopwords() or words_[0].lower() in tx.lexicon()["wh_words"]):
+            words_ = words_[1:]
+        if words_ and words_[-1].lower() in {"of", "the", "de", "and"}:
+            continue
+        if words_ and m.group(2).lower() == kind.noun:
+            name = " ".join(words_ + [m.group(2)])
+            if _good_name(name):
+                out.append(name)
+    return out
+
+
+def _defined_in_text(sentence: str, noun: str) -> list[str]:
+    """'Sickle cell anemia is a disease ...': the subject of a definition of the kind."""
+    out = []
+    for m in re.finditer(r"^((?:The\s+)?[A-Z][\w'’\-]*(?:\s+[A-Za-z][\w'’\-]*){0,4}?)\s*(?:\([^)]*\))?\s*,?\s+(?:is|was|are|were)\s+(?:a|an|one of the)\s", sentence):
+        name = re.sub(r"^The\s+", "", m.group(1))
+        if _good_name(name) and defined_kind(name, [sentence]) == noun:
+            out.append(name)
+    return out
+
+
+def fact_about(name: str, sentences: list[str], noun: str) -> str:
+    """A short fact the passage states about `name`: 'a private research university in New Haven',
+    'founded in 1701', 'which has 14 residential colleges'. Empty when none is found."""
+    pattern = re.compile(re.escape(name) + r"(?:'s)?\s*(?:\([^)]*\))?\s*,?\s+(.{6,160})")
+    for sentence in sentences:
+        for m in pattern.finditer(sentence):
+            fact = _clause(m.group(1))
+            if fact and noun not in fact.split()[:1]:
+                return fact
+    return ""
+
+
+def _clause(after: str) -> str:
+    """The predicate right after a name, cut at the first clause boundary, at most 10 words."""
+    cut = _BOUNDARY.search(after)
+    words_ = (after[: cut.start()] if cut else after).rstrip(" .!?\"'").split()
+    if len(words_) < 2:
+        return ""
+    first = words_[0].lower()
+    if first in {"is", "are", "was", "were"} and words_[1].lower() in {"a", "an", "the", "one"}:
+        words_ = words_[1:]  # an appositive: 'a private research university'
+    elif first in {"is", "are", "was", "were", "has", "have", "had"} and words_[1].lower().endswith("ed"):
+        words_ = words_[1:]  # a participle: 'founded in 1701'
+    elif first in {"is", "are", "was", "were", "has", "have", "had", "can", "will", "may", "does", "did"} or re.fullmatch(r"[a-z]+(?:s|ed)", first):
+        words_ = ["which"] + words_  # 'which offers two plans'
+    else:
+        return ""
+    words_ = words_[:10]
+    while words_ and words_[-1].lower() in _STOP_NP | tx.stopwords():
+        words_.pop()
+    return " ".join(words_) if len(words_) >= 2 else ""
+
+
+def _same_entity(a: str, b: str, noun: str) -> bool:
+    """Aliases and spellings of one thing: 'Yale' / 'Yale University', 'Covid' / 'COVID-19'."""
+    ka, kb = tx.content_stems(a) - {noun}, tx.content_stems(b) - {noun}
+    if not ka or not kb or ka <= kb or kb <= ka:
+        return True
+    na, nb = re.sub(r"[^a-z]", "", a.lower()), re.sub(r"[^a-z]", "", b.lower())
+    if min(len(na), len(nb)) >= 4 and (na.startswith(nb) or nb.startswith(na)):
+        return True
+    initials = lambda s: "".join(w[0] for w in tx.words(s) if w.lower() not in tx.stopwords()).lower()  # noqa: E731
+    return na == initials(b) or nb == initials(a)
+
+
+def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
+    """The distinct entities of `kind` the passages cover, in rank order, each with a fact from its
+    passage. A name only listed in passing (no fact, not the page's subject) does not count."""
+    out: list[Option] = []
+    for p in passages:
+        sentences = _sentences(p.text)
+        names: list[tuple[str, bool]] = []
+        subject = _title_entity(p.title, sentences[0] if sentences else "", kind.noun) if p.title else None
+        if subject:
+            names.append((subject, True))
+        for s in sentences:
+            names.extend((n, False) for n in _named_in_text(s, kind) + _defined_in_text(s, kind.noun))
+        for name, is_subject in names:
+            if any(_same_entity(name, o.name, kind.noun) for o in out):
+                continue
+            fact = fact_about(name, sentences, kind.noun)
+            if fact or is_subject or kind.noun in tx.content_stems(name):
+                out.append(Option(name, fact, p.id))
+    return out
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tuple[str, str]:
+    """A hedge (2-3 options), a list (4-8) or an open question, in the human patterns."""
+    possible = ["open"] + (["hedge"] if len(options) >= 2 else []) + (["list"] if 4 <= len(options) <= 8 else [])
+    pattern = rng.choices(possible, weights=[PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
+    template = rng.choice(templates()[pattern])
+    if pattern == "list":
+        shown = ", ".join(f"{i}) {o.shown()}" for i, o in enumerate(options, start=1))
+    else:
+        shown = join_options([o.shown() for o in options[:3]], "and" if "like" in template or "such as" in template or ":" in template else "or")
+    return template.format(options=shown, head=kind.noun, heads=kind.plural), pattern
+
+
+def reading(generic: Generic, name: str) -> str:
+    """The generic query with `name` in place of the kind phrase: one complete interpretation."""
+    if tx.words(name)[-1].islower() or generic.article:
+        name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
+    out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
+    if out is None:
+        out = tx.replace_phrase(generic.query, f"the {generic.kind.plural}", name)
+    return out or generic.query
+
+
+def _names(text: str, name: str, noun: str) -> bool:
+    """True when `text` names `name` (its distinctive words, the kind noun aside)."""
+    need = tx.content_stems(name) - {noun}
+    return bool(need) and need <= tx.content_stems(text)
+
+
+@register
+class RetrievedPassages:
+    """The generic query over passages retrieved for it (see the module docstring)."""
+
+    name: ClassVar[str] = "retrieved_passages"
+    version: ClassVar[str] = "1"
+
+    def __init__(self, k: int = 5, own_history: bool = True) -> None:
+        if not 2 <= k <= 10:
+            raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
+        self.k = k
+        self.own_history = own_history
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        if ctx.corpus is None:
+            return
+        got = generalize(ctx.standalone, ctx.relevant_passages() or ctx.passages)
+        if isinstance(got, str):
+            yield ctx.reject(self.name, got, ctx.standalone)
+            return
+        # The original query's own passages would leak its answer: retrieval for the generic words decides.
+        hits = ctx.corpus.search(ctx.conv.domain, got.query, self.k, exclude=[p.id for p in ctx.passages])
+        if len(hits) < 2:
+            yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
+            return
+        options = kind_options(hits, got.kind)
+        histories = [[]] + ([ctx.history] if self.own_history and ctx.history else [])
+        rng = ctx.rng(self.name)
+        for history in histories:
+            yield self._record(ctx, got, hits, options, history, rng)
+
+    def _record(self, ctx, got: Generic, hits, options, history, rng) -> Record | Rejection:
+        noun, referent = got.kind.noun, got.entity.text
+        said = history_text(history)
+        named = [o for o in options if _names(said, o.name, noun)]
+        own = [o for o in options if _same_entity(o.name, referent, noun)]
+        where = "after its own history" if history else "with no history"
+        if len(options) == 0:
+            return ctx.reject(self.name, f"the passages name no {noun}", got.query)
+        if len(options) == 1 and not own:
+            return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
+        if history and (named or _names(said, referent, noun)):
+            if len(named) > 1 or (named and not own) or (named and named[0] is not own[0]):
+                return ctx.reject(self.name, f"{where}: the history names another {noun}", got.query)
+            resolved = own[0] if own else None
+            if resolved is None:
+                return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
+            source = "documents" if len(options) == 1 else "history"
+            return self._negative(ctx, got, hits, history, resolved, source)
+        if len(options) == 1:
+            return self._negative(ctx, got, hits, history, own[0], "documents")
+        shown = list(options[:8])
+        rng.shuffle(shown)
+        question, pattern = clarification(shown, got.kind, rng)
+        return Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=got.query,
+            documents=[p.as_document() for p in hits],
+            needs_clarification=True,
+            category="multiple_interpretations",
+            interpretations=[reading(got, o.name) for o in options],
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair_id(ctx, self.name),
+            provenance=self._provenance(ctx, got),
+        )
+
+    def _negative(self, ctx, got: Generic, hits, history, resolved: Option, source: str) -> Record:
+        resolution = {
+            "source": source,
+            "turn_index": resolving_turn(history, resolved.name) if source == "history" else None,
+            "document_id": resolved.passage_id if source == "documents" else None,
+            "referent": resolved.name,
+            "resolved_query": reading(got, resolved.name),
+        }
+        if source == "history" and resolution["turn_index"] is None:
+            resolution["turn_index"] = resolving_turn(history, got.entity.text)
+        return Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=got.query,
+            documents=[p.as_document() for p in hits],
+            needs_clarification=False,
+            category="hard_negative",
+            interpretations=[resolution["resolved_query"]],
+            target=clear_target(),
+            resolution=resolution,
+            pair_id=pair_id(ctx, self.name),
+            provenance=self._provenance(ctx, got),
+        )
+
+    def _provenance(self, ctx, got: Generic) -> dict:
+        # The passages come from the domain pool, not from other conversations' turns: only this
+        # conversation's text (query, history) ties the record to a split group.
+        prov = ctx.provenance(self.name, self.version, docs=[ctx.conv.id])
+        prov["retrieval"] = {"method": corpus_mod.METHOD, "k": self.k, "query": got.query}
+        return prov
