@@ -5,7 +5,16 @@ from builder.conversation import Conversation, Passage, Turn
 from builder.ingest import ingest
 from builder.synthesize import assign_blocks, synthesize
 from builder.synthesize import text as tx
-from builder.synthesize.generators import Rejection, TurnContext, followup_twins, entity_twins
+import pytest
+
+from builder.config import BuildConfig
+from builder.synthesize.base import REGISTRY, Rejection, load_rules, register
+from builder.synthesize.context import TurnContext
+from builder.synthesize.rules.entity_twins import EntityTwins
+from builder.synthesize.rules.followup_twins import FollowupTwins
+
+followup_twins = FollowupTwins().generate
+entity_twins = EntityTwins().generate
 from builder.validate import validate
 
 
@@ -106,3 +115,48 @@ def test_blocks_stay_within_domain():
     domain = {c.id: c.domain for c in convs}
     for block in set(blocks.values()):
         assert len({domain[c] for c, b in blocks.items() if b == block}) == 1
+
+
+def test_registry_is_the_one_list_of_generators():
+    registry = load_rules()
+    assert {"followup_twins", "entity_twins", "fragment_twins", "passage_twins", "standalone_clear"} <= set(registry)
+    assert set(SynthesizeConfig().generators) == set(registry), "defaults come from the registry"
+    assert SynthesizeConfig().generators["standalone_clear"].rate == registry["standalone_clear"].default_rate
+    for name, cls in registry.items():
+        assert cls.name == name and cls.version and cls.describe, f"{name}: name, version and describe"
+
+
+def test_duplicate_generator_name_raises():
+    class Twin:
+        name, version = "entity_twins", "99"
+
+        def generate(self, ctx):
+            return iter(())
+
+    load_rules()
+    with pytest.raises(ValueError, match="registered twice"):
+        register(Twin)
+    assert REGISTRY["entity_twins"] is EntityTwins
+
+
+def test_config_checks_generator_names_and_options(tmp_path):
+    from builder.config import load_config
+    from builder.errors import InputError
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("synthesize:\n  generators:\n    entity_twinz: {rate: 0.5}\n")
+    with pytest.raises(InputError, match="entity_twinz.*known: .*entity_twins"):
+        load_config(bad)
+    bad.write_text("synthesize:\n  generators:\n    standalone_clear: {post_shares: 0.5}\n")
+    with pytest.raises(InputError, match="standalone_clear.*post_shares"):
+        load_config(bad)
+    good = tmp_path / "good.yaml"
+    good.write_text("synthesize:\n  generators:\n    standalone_clear: {post_share: 0.0}\n    entity_twins: {enabled: false}\n")
+    config = load_config(good).synthesize
+    assert config.generators["standalone_clear"].options() == {"post_share": 0.0}
+    assert config.generators["followup_twins"].enabled, "a name left out keeps its defaults"
+    result = synthesize(ingest(None), config, 13, "demo")
+    methods = Counter(r.provenance["method"] for r in result.candidates)
+    assert not methods["entity_twins"] and methods["followup_twins"]
+    assert not any(r.setting == "post_retrieval" for r in result.candidates if r.provenance["method"] == "standalone_clear")
+    assert isinstance(BuildConfig().synthesize.generators["passage_twins"].rate, float)

@@ -1,0 +1,84 @@
+"""'... the Penobscot River ...' -> '... the river ...': open after an unrelated history, resolved by its own."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import (
+    TurnContext, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
+    unrelated_contexts,
+)
+from builder.synthesize.generic import generalize, with_referent
+
+
+@register
+class EntityTwins:
+    """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
+    resolved after the turn's own history when that history names the entity."""
+
+    name = "entity_twins"
+    version = "4"
+    describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river', or a "
+                "pronoun): a positive after another conversation's history (or none), a hard negative after the "
+                "turn's own history that names the entity.")
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        got = generalize(ctx, method)
+        if isinstance(got, Rejection):
+            yield got
+            return
+        entity, generic = got.entity, got.query
+        rng = ctx.rng(method)
+        pair = pair_id(ctx, method)
+        options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
+
+        def resolves(text: str) -> bool:
+            return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
+
+        # After an unrelated history and after none: two contexts in which the generic words stay open.
+        for stitched, source in unrelated_contexts(ctx, rng, resolves):
+            topic = topic_of(stitched)
+            if entity.head:
+                alt = options[0] if options else f"another {entity.head}"
+                shown = [entity.text] + options[:6]
+                rng.shuffle(shown)
+                question, pattern = clarification(
+                    "entity", rng, options=shown if len(shown) >= 2 else [], head=entity.head, heads=tx.plural(entity.head)
+                )
+                second = with_referent(got, alt)
+            else:
+                slots = {"anaphor": got.generic}
+                if topic:
+                    slots["topic"] = topic
+                question, pattern = clarification("reference", rng, **slots)
+                second = with_referent(got, topic or "something not mentioned yet")
+            yield Record(
+                domain=ctx.conv.domain,
+                setting="pre_retrieval",
+                history=stitched,
+                query=generic,
+                documents=[],
+                needs_clarification=True,
+                category=got.category,
+                interpretations=[ctx.standalone, second],
+                target={"clarification": question},
+                clarification_pattern=pattern,
+                pair_id=pair,
+                provenance=ctx.provenance(method, version, history_source=source),
+            )
+        own = ctx.history
+        if not own:
+            return
+        where = resolving_turn(own, entity.text)
+        rivals = [o for o in options if tx.mentions(history_text(own), o)]
+        if where is None:
+            yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
+        elif rivals and entity.head:
+            yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
+        else:
+            yield resolved_by_history(ctx, generic, where, entity.text, ctx.standalone, pair, method, version)
