@@ -344,6 +344,13 @@ class RetrievedPassages:
 
     name: ClassVar[str] = "retrieved_passages"
     version: ClassVar[str] = "1"
+    needs_corpus: ClassVar[bool] = True
+    describe: ClassVar[str] = (
+        "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
+        "passages BM25 retrieves for that generic query from the pooled passages of its domain (never the passages "
+        "the named query retrieved). Two or more entities of the kind in them: a positive whose clarification names "
+        "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
+        "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
 
     def __init__(self, k: int = 5, own_history: bool = True) -> None:
         if not 2 <= k <= 10:
