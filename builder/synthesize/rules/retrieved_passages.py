@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar, Iterator
+from typing import Callable, ClassVar, Iterator
 
 import yaml
 
@@ -31,7 +31,7 @@ from builder.synthesize import corpus as corpus_mod
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import PATTERN_WEIGHTS, join_options
-from builder.synthesize.context import TurnContext, history_text, pair_id, resolving_turn
+from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id, resolving_turn
 
 # A kind noun this vague names no kind of thing ("Hamlet is a term ...").
 _VAGUE = frozenset(
@@ -134,8 +134,11 @@ def defined_kind(name: str, texts: list[str]) -> str | None:
     return None
 
 
-def generalize(standalone: str, passages: list[Passage]) -> Generic | str:
-    """The standalone query with its key entity made a kind phrase, or the reason it cannot be."""
+def generalize(standalone: str, passages: list[Passage], more: Callable[[str], list[Passage]] = lambda name: []) -> Generic | str:
+    """The standalone query with its key entity made a kind phrase, or the reason it cannot be.
+
+    The kind comes from the name ('Yale University'), else from a passage that defines it ('Hamlet is a
+    tragedy'): the turn's own passages, then `more(name)` (passages retrieved for the name itself)."""
     entity = tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
     if entity is None:
         return "no key entity in the standalone query"
@@ -143,16 +146,26 @@ def generalize(standalone: str, passages: list[Passage]) -> Generic | str:
         return f"'{entity.text}' is not one name"
     noun = kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
     if not noun:
+        noun = defined_kind(entity.text, [p.title + "\n" + p.text for p in more(entity.text)])
+    if not noun and len(tx.words(entity.text)) >= 2:
+        noun = _kind_word(tx.words(entity.text)[-1])  # 'primary sources' -> 'source', 'Lite plan' -> 'plan'
+    if not noun:
         return f"no kind noun for '{entity.text}'"
     kind = Kind(noun, _plural(noun))
     last = tx.words(entity.text)[-1].lower()
-    phrase = f"the {kind.plural}" if last != noun and tx.stem(last) == noun and last.endswith("s") else kind.phrase
+    if last != noun and tx.stem(last) == noun:
+        return f"'{entity.text}' is plural; its readings would not agree in number"
+    if not tx.content_stems(entity.text) - {noun}:
+        return f"'{entity.text}' is the kind noun itself"
+    phrase = kind.phrase
     before = tx.words(standalone[: entity.start])
+    if standalone[: entity.start].endswith(("-", "/")) or (len(before) > 1 and before[-1][:1].isupper()):
+        return f"'{entity.text}' is part of a longer name"
     if before and before[-1].islower() and before[-1] not in tx.stopwords() and before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"]:
         # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
         return f"'{before[-1]}' modifies '{entity.text}'"
     query = tx.replace_entity(standalone, entity, phrase)
-    if query == standalone or phrase not in query.lower():
+    if query == standalone or phrase not in query.lower() or _MARKS.search(query):
         return f"could not generalize '{entity.text}'"
     if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
         return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
@@ -201,6 +214,10 @@ def _good_name(name: str) -> bool:
         and not toks[0].lower().endswith("ing")
         and all(t[:1].isupper() or t[:1].isdigit() for t in inner)
         and not all(t.isdigit() for t in toks)
+        and not re.search(r"\s(?:and|or|&)\s|,|\.", name)
+        and not re.search(r"[a-z]{4,}[A-Z]", name)  # 'CommitteeNew York': words run together in the page
+        and not re.search(r"(?<!\bof)\s+the\s", name)  # 'Visit the NASA Eclipse' is a sentence
+        and toks[0].lower() not in tx.lexicon()["verbs"]
     )
 
 
@@ -216,7 +233,7 @@ def _head_word(name: str) -> str:
 def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
     nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
-    pattern = re.compile(r"((?:[A-Z][\w'’&.\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b")
+    pattern = re.compile(r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b")
     out = []
     for m in pattern.finditer(sentence):
         words_ = m.group(1).split()
@@ -271,7 +288,10 @@ def _clause(after: str) -> str:
     words_ = words_[:10]
     while words_ and words_[-1].lower() in _STOP_NP | tx.stopwords():
         words_.pop()
-    return " ".join(words_) if len(words_) >= 2 else ""
+    # 'which is enough' says nothing: a fact needs two content words besides its verb.
+    if len(tx.content_stems(" ".join(words_[1:]))) < 2:
+        return ""
+    return " ".join(words_)
 
 
 def _same_entity(a: str, b: str, noun: str) -> bool:
@@ -299,6 +319,9 @@ def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
         for s in sentences:
             names.extend((n, False) for n in _named_in_text(s, kind) + _defined_in_text(s, kind.noun))
         for name, is_subject in names:
+            last = tx.words(name)[-1].lower()
+            if last != kind.noun and tx.stem(last) == kind.noun:
+                continue  # 'Eclipses': a plural page title does not read as one thing of the kind
             if any(_same_entity(name, o.name, kind.noun) for o in out):
                 continue
             fact = fact_about(name, sentences, kind.noun)
@@ -322,14 +345,14 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
     return template.format(options=shown, head=kind.noun, heads=kind.plural), pattern
 
 
-def reading(generic: Generic, name: str) -> str:
+def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
-    if tx.words(name)[-1].islower() or generic.article:
+    if (tx.words(name)[-1].islower() or generic.article) and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
     if out is None:
         out = tx.replace_phrase(generic.query, f"the {generic.kind.plural}", name)
-    return out or generic.query
+    return out if out and out != generic.query else None
 
 
 def _names(text: str, name: str, noun: str) -> bool:
@@ -352,16 +375,18 @@ class RetrievedPassages:
         "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
         "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
 
-    def __init__(self, k: int = 5, own_history: bool = True) -> None:
+    def __init__(self, k: int = 5, own_history: bool = True, donor_history: bool = True) -> None:
         if not 2 <= k <= 10:
             raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
         self.k = k
         self.own_history = own_history
+        self.donor_history = donor_history
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.corpus is None:
             return
-        got = generalize(ctx.standalone, ctx.relevant_passages() or ctx.passages)
+        # Only the kind is read from passages retrieved for the name; they are never shown.
+        got = generalize(ctx.standalone, ctx.relevant_passages() or ctx.passages, lambda name: ctx.corpus.search(ctx.conv.domain, name, 3))
         if isinstance(got, str):
             yield ctx.reject(self.name, got, ctx.standalone)
             return
@@ -370,18 +395,26 @@ class RetrievedPassages:
         if len(hits) < 2:
             yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
             return
-        options = kind_options(hits, got.kind)
-        histories = [[]] + ([ctx.history] if self.own_history and ctx.history else [])
+        options = [o for o in kind_options(hits, got.kind) if reading(got, o.name)]
         rng = ctx.rng(self.name)
-        for history in histories:
-            yield self._record(ctx, got, hits, options, history, rng)
+        histories: list[tuple[list, dict | None]] = [([], None)]
+        if self.own_history and ctx.history:
+            histories.append((ctx.history, None))
+        if self.donor_history and len(options) >= 2:
+            # A topic switch: a block-mate's history that names none of the readings.
+            names = [o.name for o in options] + [got.entity.text]
+            stitched, source = donor_history(ctx, rng, empty_share=0.0, avoid=lambda t: any(_names(t, n, got.kind.noun) for n in names))
+            if stitched:
+                histories.append((stitched, source))
+        for history, source in histories:
+            yield self._record(ctx, got, hits, options, history, source, rng)
 
-    def _record(self, ctx, got: Generic, hits, options, history, rng) -> Record | Rejection:
+    def _record(self, ctx, got: Generic, hits, options, history, history_source, rng) -> Record | Rejection:
         noun, referent = got.kind.noun, got.entity.text
         said = history_text(history)
         named = [o for o in options if _names(said, o.name, noun)]
         own = [o for o in options if _same_entity(o.name, referent, noun)]
-        where = "after its own history" if history else "with no history"
+        where = ("after an unrelated history" if history_source else "after its own history") if history else "with no history"
         if len(options) == 0:
             return ctx.reject(self.name, f"the passages name no {noun}", got.query)
         if len(options) == 1 and not own:
@@ -392,10 +425,9 @@ class RetrievedPassages:
             resolved = own[0] if own else None
             if resolved is None:
                 return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
-            source = "documents" if len(options) == 1 else "history"
-            return self._negative(ctx, got, hits, history, resolved, source)
+            return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history")
         if len(options) == 1:
-            return self._negative(ctx, got, hits, history, own[0], "documents")
+            return self._negative(ctx, got, hits, history, history_source, own[0], "documents")
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
@@ -411,10 +443,10 @@ class RetrievedPassages:
             target={"clarification": question},
             clarification_pattern=pattern,
             pair_id=pair_id(ctx, self.name),
-            provenance=self._provenance(ctx, got),
+            provenance=self._provenance(ctx, got, history_source),
         )
 
-    def _negative(self, ctx, got: Generic, hits, history, resolved: Option, source: str) -> Record:
+    def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str) -> Record:
         resolution = {
             "source": source,
             "turn_index": resolving_turn(history, resolved.name) if source == "history" else None,
@@ -436,12 +468,12 @@ class RetrievedPassages:
             target=clear_target(),
             resolution=resolution,
             pair_id=pair_id(ctx, self.name),
-            provenance=self._provenance(ctx, got),
+            provenance=self._provenance(ctx, got, history_source),
         )
 
-    def _provenance(self, ctx, got: Generic) -> dict:
+    def _provenance(self, ctx, got: Generic, history_source: dict | None) -> dict:
         # The passages come from the domain pool, not from other conversations' turns: only this
         # conversation's text (query, history) ties the record to a split group.
-        prov = ctx.provenance(self.name, self.version, docs=[ctx.conv.id])
+        prov = ctx.provenance(self.name, self.version, history_source=history_source, docs=[ctx.conv.id])
         prov["retrieval"] = {"method": corpus_mod.METHOD, "k": self.k, "query": got.query}
         return prov
