@@ -63,6 +63,7 @@ class Generic:
     kind: Kind
     query: str  # the standalone query with the entity made generic
     article: bool = False  # the standalone query said 'the <entity>'
+    referent: str = ""  # the entity's one name ('United States' for 'USA')
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,34 @@ class Option:
 
     def shown(self) -> str:
         return f"{self.name}, {self.fact}" if self.fact else self.name
+
+
+@lru_cache(maxsize=1)
+def kind_lexicon() -> tuple[dict[str, str], dict[str, str]]:
+    """(name -> kind, alias -> name) from retrieved_kinds.yaml."""
+    data = yaml.safe_load((Path(__file__).parent.parent / "retrieved_kinds.yaml").read_text(encoding="utf-8"))
+    aliases = dict(data.pop("aliases", {}))
+    kinds = {name: kind for kind, names in data.items() for name in names}
+    return kinds, aliases
+
+
+def canonical(name: str) -> str:
+    return kind_lexicon()[1].get(name, name)
+
+
+# Lexicon names read with an article: 'the United States'.
+_THE = frozenset({"United States", "United Kingdom", "Netherlands", "Philippines", "Czech Republic"})
+
+
+@lru_cache(maxsize=None)
+def _lexicon_pattern(noun: str) -> re.Pattern | None:
+    kinds, aliases = kind_lexicon()
+    names = [n for n, k in kinds.items() if k == noun] + [a for a, n in aliases.items() if kinds.get(n) == noun]
+    if not names:
+        return None
+    # Longest first, so 'West Virginia' is not read as 'Virginia'; 'New York City' is a city, not the state.
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(r"(?<![\w.])(" + alternation + r")(?![\w]|\s+City)")
 
 
 @lru_cache(maxsize=1)
@@ -94,11 +123,21 @@ def _plural(noun: str) -> str:
     return noun + "s"
 
 
+def _singular(word: str) -> str:
+    """'universities' -> 'university', 'series' -> 'series' (the lexicon's plurals first, then text.stem)."""
+    low = word.lower()
+    heads = tx.lexicon()["heads"]
+    if low in heads:
+        return low
+    plural_of = {v: k for k, v in heads.items()}
+    return plural_of.get(low) or tx.stem(low)
+
+
 def _kind_word(word: str) -> str | None:
     """A lowercase common noun usable as a kind, singular; None for verbs, vague or odd words."""
     if not re.fullmatch(r"[a-z][a-z\-]{2,}", word):
         return None
-    low = tx.stem(word)
+    low = _singular(word)
     if low in _VAGUE or low in tx.stopwords() or low in tx.lexicon()["verbs"] or low.endswith(("ing", "ly", "ed")):
         return None
     return low
@@ -144,16 +183,20 @@ def generalize(standalone: str, passages: list[Passage], more: Callable[[str], l
         return "no key entity in the standalone query"
     if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
         return f"'{entity.text}' is not one name"
-    noun = kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
+    noun = kind_lexicon()[0].get(canonical(entity.text)) or kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
     if not noun:
         noun = defined_kind(entity.text, [p.title + "\n" + p.text for p in more(entity.text)])
-    if not noun and len(tx.words(entity.text)) >= 2:
-        noun = _kind_word(tx.words(entity.text)[-1])  # 'primary sources' -> 'source', 'Lite plan' -> 'plan'
+    toks = tx.words(entity.text)
+    if not noun and len(toks) >= 2:
+        # A name and its kind noun ('Lite plan' -> 'plan'); a lowercase phrase only with a lexicon kind.
+        named = all(t[:1].isupper() or t[:1].isdigit() for t in toks[:-1])
+        word = _kind_word(toks[-1])
+        noun = word if word and (named or word in tx.lexicon()["heads"]) else None
     if not noun:
         return f"no kind noun for '{entity.text}'"
     kind = Kind(noun, _plural(noun))
     last = tx.words(entity.text)[-1].lower()
-    if last != noun and tx.stem(last) == noun:
+    if last != noun and _singular(last) == noun:
         return f"'{entity.text}' is plural; its readings would not agree in number"
     if not tx.content_stems(entity.text) - {noun}:
         return f"'{entity.text}' is the kind noun itself"
@@ -178,7 +221,7 @@ def generalize(standalone: str, passages: list[Passage], more: Callable[[str], l
     if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
         return f"generalizing '{entity.text}' would swallow '{first[0]}'"
     article = bool(re.search(r"(?i)\bthe\s+$", standalone[: entity.start]))
-    return Generic(entity, kind, query, article)
+    return Generic(entity, kind, query, article, canonical(entity.text))
 
 
 # --- entities of a kind in passages ---------------------------------------------------------------
@@ -192,20 +235,20 @@ def _title_entity(title: str, first_text: str, noun: str) -> str | None:
     """The entity a titled page is about, when it is of the kind: 'Joey (TV series)', 'Yale University'."""
     title = _MARKS.sub("", title).strip()
     m = re.fullmatch(r"(.+?)\s*\(([^)]+)\)", title)
-    if m and tx.stem(tx.words(m.group(2))[-1]) == noun:
-        return m.group(1).strip() if _good_name(m.group(1).strip()) else None
+    if m and _singular(tx.words(m.group(2))[-1]) == noun:
+        return m.group(1).strip() if _good_name(m.group(1).strip(), strict=False) else None
     name = re.split(r"\s+[-|:–•]\s+|\s*\|\s*", title)[0].strip()
-    if not _good_name(name):
+    if not _good_name(name, strict=False):  # page titles are names even in sentence case ('Sickle cell disease')
         return None
     if _head_word(name) == noun:
         return name
     return name if defined_kind(name, [first_text]) == noun else None
 
 
-def _good_name(name: str) -> bool:
+def _good_name(name: str, strict: bool = True) -> bool:
     """Named like a thing: capitalized words (the kind noun may be lowercase), not a heading or clause."""
     toks = tx.words(name)
-    inner = [t for t in toks[:-1] if t.lower() not in {"of", "the", "de", "and", "for", "&"}]
+    inner = [t for t in toks[:-1] if t.lower() not in {"of", "the", "de", "and", "for", "&"}] if strict else []
     return (
         0 < len(toks) <= 6
         and toks[0][:1].isupper()
@@ -226,8 +269,8 @@ def _head_word(name: str) -> str:
     toks = tx.words(name)
     low = [t.lower() for t in toks]
     if "of" in low[1:]:
-        return tx.stem(low[low.index("of", 1) - 1])
-    return tx.stem(low[-1]) if low else ""
+        return _singular(low[low.index("of", 1) - 1])
+    return _singular(low[-1]) if low else ""
 
 
 def _named_in_text(sentence: str, kind: Kind) -> list[str]:
@@ -258,6 +301,24 @@ def _defined_in_text(sentence: str, noun: str) -> list[str]:
     return out
 
 
+def _listed_in_text(sentence: str, kind: Kind) -> list[str]:
+    """Names a sentence lists as things of the kind: 'exchanges such as NYSE and NASDAQ',
+    'NYSE and NASDAQ are two different exchanges', 'states ...: Alaska, Florida, Nevada'."""
+    plural = re.escape(kind.plural)
+    found: list[str] = []
+    after = re.search(r"(?i)\b" + plural + r"\b[^.;]{0,40}?(?:such as|including|like|, e\.g\.,?|:)\s+([^.;()]+)", sentence)
+    before = re.search(r"^(?:.*?\b)?([A-Z][^.;()]*?)\s+(?:are|were)\s+(?:\w+\s+){0,3}?(?i:" + plural + r")\b", sentence)
+    for m in (after, before):
+        if not m:
+            continue
+        pieces = [x.strip() for x in re.split(r",|\band\b|\bor\b", m.group(1)) if x.strip()]
+        names = [re.sub(r"^(?:the|The)\s+", "", x) for x in pieces]
+        good = [n for n in names if _good_name(n) and len(tx.words(n)) <= 4]
+        if len(good) >= 2 and len(good) >= len(names) - 1:  # a real list, not a clause with two names in it
+            found.extend(good)
+    return found
+
+
 def fact_about(name: str, sentences: list[str], noun: str) -> str:
     """A short fact the passage states about `name`: 'a private research university in New Haven',
     'founded in 1701', 'which has 14 residential colleges'. Empty when none is found."""
@@ -281,13 +342,14 @@ def _clause(after: str) -> str:
         words_ = words_[1:]  # an appositive: 'a private research university'
     elif first in {"is", "are", "was", "were", "has", "have", "had"} and words_[1].lower().endswith("ed"):
         words_ = words_[1:]  # a participle: 'founded in 1701'
-    elif first in {"is", "are", "was", "were", "has", "have", "had", "can", "will", "may", "does", "did"} or re.fullmatch(r"[a-z]+(?:s|ed)", first):
+    elif first in {"is", "are", "was", "were", "has", "have", "had", "can", "will", "may", "does", "did"} or (
+        re.fullmatch(r"[a-z]{3,}(?:s|ed)", words_[0]) and not words_[0].endswith("ss") and first not in tx.stopwords()
+    ):
         words_ = ["which"] + words_  # 'which offers two plans'
     else:
         return ""
-    words_ = words_[:10]
-    while words_ and words_[-1].lower() in _STOP_NP | tx.stopwords():
-        words_.pop()
+    if len(words_) > 10 or words_[-1].lower() in _STOP_NP | tx.stopwords():
+        return ""  # cut inside a phrase: 'which requires that'; better no fact than half of one
     # 'which is enough' says nothing: a fact needs two content words besides its verb.
     if len(tx.content_stems(" ".join(words_[1:]))) < 2:
         return ""
@@ -316,16 +378,20 @@ def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
         subject = _title_entity(p.title, sentences[0] if sentences else "", kind.noun) if p.title else None
         if subject:
             names.append((subject, True))
+        lexicon = _lexicon_pattern(kind.noun)
         for s in sentences:
+            if lexicon is not None:  # 'California' is a state by the kind lexicon
+                names.extend((canonical(m.group(1)), True) for m in lexicon.finditer(s))
             names.extend((n, False) for n in _named_in_text(s, kind) + _defined_in_text(s, kind.noun))
+            names.extend((n, True) for n in _listed_in_text(s, kind))  # the passage says it is one of the kind
         for name, is_subject in names:
             last = tx.words(name)[-1].lower()
-            if last != kind.noun and tx.stem(last) == kind.noun:
+            if last != kind.noun and _singular(last) == kind.noun:
                 continue  # 'Eclipses': a plural page title does not read as one thing of the kind
             if any(_same_entity(name, o.name, kind.noun) for o in out):
                 continue
             fact = fact_about(name, sentences, kind.noun)
-            if fact or is_subject or kind.noun in tx.content_stems(name):
+            if fact or is_subject or _head_word(name) == kind.noun:
                 out.append(Option(name, fact, p.id))
     return out
 
@@ -347,7 +413,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
-    if (tx.words(name)[-1].islower() or generic.article) and not re.search(r"['’]s\b", name):
+    if (tx.words(name)[-1].islower() or generic.article or name in _THE) and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
     if out is None:
@@ -410,7 +476,7 @@ class RetrievedPassages:
             yield self._record(ctx, got, hits, options, history, source, rng)
 
     def _record(self, ctx, got: Generic, hits, options, history, history_source, rng) -> Record | Rejection:
-        noun, referent = got.kind.noun, got.entity.text
+        noun, referent = got.kind.noun, got.referent or got.entity.text
         said = history_text(history)
         named = [o for o in options if _names(said, o.name, noun)]
         own = [o for o in options if _same_entity(o.name, referent, noun)]
