@@ -173,12 +173,24 @@ def defined_kind(name: str, texts: list[str]) -> str | None:
     return None
 
 
-def generalize(standalone: str, passages: list[Passage], more: Callable[[str], list[Passage]] = lambda name: []) -> Generic | str:
-    """The standalone query with its key entity made a kind phrase, or the reason it cannot be.
+def candidates(standalone: str, passages: list[Passage]) -> list[tx.Entity]:
+    """The query's key entity, then its other names: each can be made generic on its own."""
+    key = tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
+    out = [key] if key else []
+    for e in tx.entities(standalone):
+        if all(e.end <= o.start or e.start >= o.end for o in out):
+            out.append(e)
+    return out
+
+
+def generalize(
+    standalone: str, passages: list[Passage], more: Callable[[str], list[Passage]] = lambda name: [], entity: tx.Entity | None = None
+) -> Generic | str:
+    """The standalone query with its key entity (or `entity`) made a kind phrase, or the reason it cannot be.
 
     The kind comes from the name ('Yale University'), else from a passage that defines it ('Hamlet is a
     tragedy'): the turn's own passages, then `more(name)` (passages retrieved for the name itself)."""
-    entity = tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
+    entity = entity or tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
     if entity is None:
         return "no key entity in the standalone query"
     if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
@@ -441,28 +453,40 @@ class RetrievedPassages:
         "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
         "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
 
-    def __init__(self, k: int = 5, own_history: bool = True, donor_history: bool = True) -> None:
+    def __init__(self, k: int = 5, own_history: bool = True, donor_history: bool = True, max_entities: int = 2) -> None:
         if not 2 <= k <= 10:
             raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
+        if max_entities < 1:
+            raise ValueError(f"retrieved_passages: max_entities must be at least 1, got {max_entities}")
         self.k = k
+        self.max_entities = max_entities
         self.own_history = own_history
         self.donor_history = donor_history
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.corpus is None:
             return
-        # Only the kind is read from passages retrieved for the name; they are never shown.
-        got = generalize(ctx.standalone, ctx.relevant_passages() or ctx.passages, lambda name: ctx.corpus.search(ctx.conv.domain, name, 3))
-        if isinstance(got, str):
-            yield ctx.reject(self.name, got, ctx.standalone)
-            return
+        passages = ctx.relevant_passages() or ctx.passages
+        entities = candidates(ctx.standalone, passages)[: self.max_entities]
+        if not entities:
+            yield ctx.reject(self.name, "no key entity in the standalone query", ctx.standalone)
+        for n, entity in enumerate(entities):
+            # Only the kind is read from passages retrieved for the name; they are never shown.
+            got = generalize(ctx.standalone, passages, lambda name: ctx.corpus.search(ctx.conv.domain, name, 3), entity)
+            if isinstance(got, str):
+                yield ctx.reject(self.name, got, ctx.standalone)
+                continue
+            yield from self._for_generic(ctx, got, n)
+
+    def _for_generic(self, ctx: TurnContext, got: Generic, n: int) -> Iterator[Record | Rejection]:
         # The original query's own passages would leak its answer: retrieval for the generic words decides.
         hits = ctx.corpus.search(ctx.conv.domain, got.query, self.k, exclude=[p.id for p in ctx.passages])
         if len(hits) < 2:
             yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
             return
         options = [o for o in kind_options(hits, got.kind) if reading(got, o.name)]
-        rng = ctx.rng(self.name)
+        method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
+        rng = ctx.rng(method)
         histories: list[tuple[list, dict | None]] = [([], None)]
         if self.own_history and ctx.history:
             histories.append((ctx.history, None))
@@ -473,9 +497,9 @@ class RetrievedPassages:
             if stitched:
                 histories.append((stitched, source))
         for history, source in histories:
-            yield self._record(ctx, got, hits, options, history, source, rng)
+            yield self._record(ctx, got, hits, options, history, source, rng, method)
 
-    def _record(self, ctx, got: Generic, hits, options, history, history_source, rng) -> Record | Rejection:
+    def _record(self, ctx, got: Generic, hits, options, history, history_source, rng, method) -> Record | Rejection:
         noun, referent = got.kind.noun, got.referent or got.entity.text
         said = history_text(history)
         named = [o for o in options if _names(said, o.name, noun)]
@@ -491,9 +515,9 @@ class RetrievedPassages:
             resolved = own[0] if own else None
             if resolved is None:
                 return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
-            return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history")
+            return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history", method)
         if len(options) == 1:
-            return self._negative(ctx, got, hits, history, history_source, own[0], "documents")
+            return self._negative(ctx, got, hits, history, history_source, own[0], "documents", method)
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
@@ -508,11 +532,11 @@ class RetrievedPassages:
             interpretations=[reading(got, o.name) for o in options],
             target={"clarification": question},
             clarification_pattern=pattern,
-            pair_id=pair_id(ctx, self.name),
+            pair_id=pair_id(ctx, method),
             provenance=self._provenance(ctx, got, history_source),
         )
 
-    def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str) -> Record:
+    def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str, method: str) -> Record:
         resolution = {
             "source": source,
             "turn_index": resolving_turn(history, resolved.name) if source == "history" else None,
@@ -533,7 +557,7 @@ class RetrievedPassages:
             interpretations=[resolution["resolved_query"]],
             target=clear_target(),
             resolution=resolution,
-            pair_id=pair_id(ctx, self.name),
+            pair_id=pair_id(ctx, method),
             provenance=self._provenance(ctx, got, history_source),
         )
 
