@@ -31,7 +31,7 @@ from builder.synthesize import corpus as corpus_mod
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import PATTERN_WEIGHTS, join_options
-from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id, resolving_turn
+from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id
 
 # A kind noun this vague names no kind of thing ("Hamlet is a term ...").
 _VAGUE = frozenset(
@@ -42,6 +42,8 @@ _STOP_NP = frozenset(
     "of in at on that which who whom whose from by for with and or to located based founded written "
     "where when as between since near than but known called used made".split()
 )
+# Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
+_IMPERATIVES = frozenset("select click choose visit view enter type press tap go check open navigate expand".split())
 _BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+")
 _MARKS = re.compile(r"[®™©]")
@@ -273,6 +275,7 @@ def _good_name(name: str, strict: bool = True) -> bool:
         and not re.search(r"[a-z]{4,}[A-Z]", name)  # 'CommitteeNew York': words run together in the page
         and not re.search(r"(?<!\bof)\s+the\s", name)  # 'Visit the NASA Eclipse' is a sentence
         and toks[0].lower() not in tx.lexicon()["verbs"]
+        and toks[0].lower() not in _IMPERATIVES
     )
 
 
@@ -334,7 +337,7 @@ def _listed_in_text(sentence: str, kind: Kind) -> list[str]:
 def fact_about(name: str, sentences: list[str], noun: str) -> str:
     """A short fact the passage states about `name`: 'a private research university in New Haven',
     'founded in 1701', 'which has 14 residential colleges'. Empty when none is found."""
-    pattern = re.compile(re.escape(name) + r"(?:'s)?\s*(?:\([^)]*\))?\s*,?\s+(.{6,160})")
+    pattern = re.compile(re.escape(name) + r"(?:'s)?\s*(?:\([^)]*\))?\s*,?\s+(.{6,})")
     for sentence in sentences:
         for m in pattern.finditer(sentence):
             fact = _clause(m.group(1))
@@ -380,6 +383,22 @@ def _same_entity(a: str, b: str, noun: str) -> bool:
     return na == initials(b) or nb == initials(a)
 
 
+# What a passage writes between two names of one thing: ', also referred to as the', ' (', ', or the'.
+_ALIAS = re.compile(r"(?i)^\W*(?:also\s+(?:known|referred\s+to|called)\s+as|formerly(?:\s+known\s+as)?|or|\()?\W*(?:the\s+)?$")
+
+
+def _aliased(a: str, b: str, sentences: list[str]) -> bool:
+    """The passage says two names are one thing: 'the Byzantine Empire, also referred to as the Eastern Roman Empire'."""
+    for s in sentences:
+        i, j = s.find(a), s.find(b)
+        if i < 0 or j < 0 or i == j:
+            continue
+        between = s[i + len(a): j] if i < j else s[j + len(b): i]
+        if between.strip() and len(between) <= 40 and re.search(r"(?i)also|formerly|\(|\bor\b", between) and _ALIAS.match(between):
+            return True
+    return False
+
+
 def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
     """The distinct entities of `kind` the passages cover, in rank order, each with a fact from its
     passage. A name only listed in passing (no fact, not the page's subject) does not count."""
@@ -401,6 +420,8 @@ def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
             if last != kind.noun and _singular(last) == kind.noun:
                 continue  # 'Eclipses': a plural page title does not read as one thing of the kind
             if any(_same_entity(name, o.name, kind.noun) for o in out):
+                continue
+            if any(_aliased(name, o.name, sentences) for o in out):
                 continue
             fact = fact_about(name, sentences, kind.noun)
             if fact or is_subject or _head_word(name) == kind.noun:
@@ -431,6 +452,14 @@ def reading(generic: Generic, name: str) -> str | None:
     if out is None:
         out = tx.replace_phrase(generic.query, f"the {generic.kind.plural}", name)
     return out if out and out != generic.query else None
+
+
+def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
+    """The latest history turn that names `name` (by `_names`)."""
+    for i in range(len(history) - 1, -1, -1):
+        if _names(history[i]["content"], name, noun):
+            return i
+    return None
 
 
 def _names(text: str, name: str, noun: str) -> bool:
@@ -515,6 +544,8 @@ class RetrievedPassages:
             resolved = own[0] if own else None
             if resolved is None:
                 return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
+            if len(options) > 1 and _naming_turn(history, resolved.name, noun) is None and _naming_turn(history, referent, noun) is None:
+                return ctx.reject(self.name, f"{where}: no single history turn names '{referent}'", got.query)
             return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history", method)
         if len(options) == 1:
             return self._negative(ctx, got, hits, history, history_source, own[0], "documents", method)
@@ -539,13 +570,13 @@ class RetrievedPassages:
     def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str, method: str) -> Record:
         resolution = {
             "source": source,
-            "turn_index": resolving_turn(history, resolved.name) if source == "history" else None,
+            "turn_index": _naming_turn(history, resolved.name, got.kind.noun) if source == "history" else None,
             "document_id": resolved.passage_id if source == "documents" else None,
             "referent": resolved.name,
             "resolved_query": reading(got, resolved.name),
         }
         if source == "history" and resolution["turn_index"] is None:
-            resolution["turn_index"] = resolving_turn(history, got.entity.text)
+            resolution["turn_index"] = _naming_turn(history, got.entity.text, got.kind.noun)
         return Record(
             domain=ctx.conv.domain,
             setting="post_retrieval",
