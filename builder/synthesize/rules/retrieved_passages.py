@@ -36,12 +36,17 @@ from builder.synthesize.context import TurnContext, donor_history, history_text,
 # A kind noun this vague names no kind of thing ("Hamlet is a term ...").
 _VAGUE = frozenset(
     "term word name way process part type kind form set group number list series of thing something "
-    "one member example variety lot piece version concept idea method means result".split()
+    "one member example variety lot piece version concept idea method means result "
+    # ordinals, superlatives and participles a definition can end on ('Juno is the first ...')
+    "first second third fourth last final only next biggest largest smallest oldest highest longest best most "
+    "built made known used unit".split()
 )
 _STOP_NP = frozenset(
     "of in at on that which who whom whose from by for with and or to located based founded written "
     "where when as between since near than but known called used made".split()
 )
+# Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
+_ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible important common available".split())
 # Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
 _IMPERATIVES = frozenset("select click choose visit view enter type press tap go check open navigate expand".split())
 _BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
@@ -203,9 +208,13 @@ def generalize(
     toks = tx.words(entity.text)
     if not noun and len(toks) >= 2:
         # A name and its kind noun ('Lite plan' -> 'plan'); a lowercase phrase only with a lexicon kind.
-        named = all(t[:1].isupper() or t[:1].isdigit() for t in toks[:-1])
+        # A capitalized first word at the start of the query is no sign of a name ('Legal immigration ...').
+        named = all(t[:1].isupper() or t[:1].isdigit() for t in toks[:-1]) and standalone[: entity.start].strip() != ""
         word = _kind_word(toks[-1])
-        noun = word if word and (named or word in tx.lexicon()["heads"]) else None
+        said = " ".join(p.title + "\n" + p.text for p in passages)
+        # The word must be used as a noun in the turn's passages ('the plan', 'a plan'), not as a verb ('manage').
+        as_noun = bool(word) and re.search(r"(?i)\b(?:a|an|the|this|each)\s+(?:\w+\s+)?" + re.escape(toks[-1]) + r"\b", said)
+        noun = word if word and as_noun and (named or word in tx.lexicon()["heads"]) else None
     if not noun:
         return f"no kind noun for '{entity.text}'"
     kind = Kind(noun, _plural(noun))
@@ -218,12 +227,19 @@ def generalize(
     before = tx.words(standalone[: entity.start])
     if standalone[: entity.start].endswith(("-", "/")) or (len(before) > 1 and before[-1][:1].isupper()):
         return f"'{entity.text}' is part of a longer name"
-    if before and before[-1].islower() and before[-1] not in tx.stopwords() and before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"]:
+    if re.match(r"[\d$£€]", entity.text) or standalone[: entity.start].endswith(("$", "£", "€")):
+        return f"'{entity.text}' is an amount"
+    if before and before[-1].islower() and before[-1] not in tx.stopwords() and (
+        before[-1] in _ADJECTIVES or (before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"])
+    ):
         # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
         return f"'{before[-1]}' modifies '{entity.text}'"
     query = tx.replace_entity(standalone, entity, phrase)
     if query == standalone or phrase not in query.lower() or _MARKS.search(query):
         return f"could not generalize '{entity.text}'"
+    after = query[query.lower().find(phrase) + len(phrase):]
+    if re.match(r"\s+[A-Z]", after):
+        return f"generalizing '{entity.text}' splits a name: {query!r}"
     if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
         return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
     rest = tx.content_stems(query) - {noun}
