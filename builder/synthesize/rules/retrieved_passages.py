@@ -158,15 +158,24 @@ def kind_of_name(name: str) -> str | None:
     return head if head in tx.lexicon()["heads"] else None
 
 
+_COLLECTIVE = frozenset("series group set chain collection network family pair range number kind type form system".split())
+
+
 def defined_kind(name: str, texts: list[str]) -> str | None:
-    """The kind a passage defines a name as: 'Hamlet is a tragedy written by ...' -> 'tragedy'."""
+    """The kind a passage defines a name as: 'Hamlet is a tragedy written by ...' -> 'tragedy',
+    'Red Hat OpenShift on IBM Cloud is a Kubernetes-based platform' -> 'platform',
+    'The Great Wall of China is a series of fortifications' -> 'fortification'."""
     pattern = re.compile(
-        r"(?i:\b" + re.escape(name) + r")(?:\s*\([^)]*\))?\s*,?\s+(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+([^.;:()]{3,120})"
+        r"(?i:\b" + re.escape(name) + r")(?:\s+(?:on|for|in|of)(?:\s+[A-Z][\w\-]*){1,3})?(?:\s*\([^)]*\))?\s*,?\s+"
+        r"(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+([^.;:()]{3,120})"
     )
     for text in texts:
         for m in pattern.finditer(_MARKS.sub("", text)):
+            words_ = m.group(1).split()
+            if len(words_) > 2 and words_[0].lower() in _COLLECTIVE and words_[1].lower() == "of":
+                words_ = words_[2:]  # 'a series of fortifications'
             phrase = []
-            for w in m.group(1).split():
+            for w in words_:
                 bare = w.strip(",\"'")
                 if bare.lower() in _STOP_NP or w.endswith(","):
                     if w.endswith(",") and bare.lower() not in _STOP_NP:
@@ -470,6 +479,15 @@ def reading(generic: Generic, name: str) -> str | None:
     return out if out and out != generic.query else None
 
 
+def _prefix_naming_none(history: list[dict[str, str]], names: list[str], noun: str) -> list[dict[str, str]]:
+    """The longest prefix of whole exchanges (user + assistant) that names none of `names`."""
+    for i, turn in enumerate(history):
+        if any(_names(turn["content"], n, noun) for n in names):
+            cut = i - (i % 2)  # back to the user turn that opened the exchange
+            return history[:cut]
+    return history
+
+
 def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
     """The latest history turn that names `name` (by `_names`)."""
     for i in range(len(history) - 1, -1, -1):
@@ -498,7 +516,7 @@ class RetrievedPassages:
         "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
         "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
 
-    def __init__(self, k: int = 5, own_history: bool = True, donor_history: bool = True, max_entities: int = 2) -> None:
+    def __init__(self, k: int = 5, own_history: bool = True, donor_histories: int = 1, max_entities: int = 2) -> None:
         if not 2 <= k <= 10:
             raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
         if max_entities < 1:
@@ -506,7 +524,9 @@ class RetrievedPassages:
         self.k = k
         self.max_entities = max_entities
         self.own_history = own_history
-        self.donor_history = donor_history
+        if not 0 <= donor_histories <= 3:
+            raise ValueError(f"retrieved_passages: donor_histories must be 0..3, got {donor_histories}")
+        self.donor_histories = donor_histories
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.corpus is None:
@@ -535,11 +555,16 @@ class RetrievedPassages:
         histories: list[tuple[list, dict | None]] = [([], None)]
         if self.own_history and ctx.history:
             histories.append((ctx.history, None))
-        if self.donor_history and len(options) >= 2:
+        names = [o.name for o in options] + [got.entity.text]
+        if self.own_history and len(options) >= 2:
+            # Same topic: the conversation's own start, cut before it first names a reading.
+            prefix = _prefix_naming_none(ctx.history, names, got.kind.noun)
+            if prefix and len(prefix) < len(ctx.history):
+                histories.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
+        for _ in range(self.donor_histories if len(options) >= 2 else 0):
             # A topic switch: a block-mate's history that names none of the readings.
-            names = [o.name for o in options] + [got.entity.text]
             stitched, source = donor_history(ctx, rng, empty_share=0.0, avoid=lambda t: any(_names(t, n, got.kind.noun) for n in names))
-            if stitched:
+            if stitched and all(source != s for _, s in histories):
                 histories.append((stitched, source))
         for history, source in histories:
             yield self._record(ctx, got, hits, options, history, source, rng, method)
