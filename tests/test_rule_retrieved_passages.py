@@ -131,3 +131,62 @@ def test_deterministic_and_never_a_placeholder_interpretation():
         for reading in r["interpretations"]:
             assert not re.search(r"something else|\(meaning|a question about|\{|\}", reading), reading
             assert reading != r["query"]
+
+
+# The kind lexicon: 'California' is a state although its name carries no kind noun.
+PERMIT_CA = Passage("ca-1", "California requires a provisional permit for drivers under 18. The permit is issued by the DMV.", "DMV")
+PERMIT_NV = Passage("nv-1", "Nevada issues an instruction permit to drivers who are 15 and a half.", "DMV Nevada")
+PERMIT_OWN = Passage("ca-own", "In California you apply for a provisional permit at a DMV office.", "DMV", True)
+ASKS_PERMIT = _conv("permit", "gov", [
+    Turn("user", "How do I apply for a provisional permit in California?", [PERMIT_OWN],
+         rewrite="How do I apply for a provisional permit in California?"),
+])
+ABOUT_PERMITS = _conv("permits", "gov", [Turn("user", "Which permits exist?", [PERMIT_CA, PERMIT_NV])])
+
+
+def test_kind_lexicon_names_states_and_their_aliases_are_one_reading():
+    corpus = Corpus.from_conversations([ASKS_PERMIT, ABOUT_PERMITS])
+    out = list(RetrievedPassages().generate(_ctx(ASKS_PERMIT, 1, corpus)))
+    [positive] = [o for o in out if isinstance(o, Record)]
+    assert positive.query == "How do I apply for a provisional permit in the state?"
+    assert sorted(positive.interpretations) == ["How do I apply for a provisional permit in California?",
+                                                "How do I apply for a provisional permit in Nevada?"]
+    from builder.synthesize.rules.retrieved_passages import _same_entity, canonical
+    assert canonical("USA") == canonical("United States") == "United States"
+    assert _same_entity("Covid", "COVID-19", "disease") and not _same_entity("Yale University", "Harvard University", "university")
+
+
+# Same topic: the conversation talked about universities before it named Yale.
+SAME_TOPIC = _conv("same-topic", "edu", [
+    Turn("user", "How do private universities pick students?", [HARVARD], rewrite="How do private universities pick students?"),
+    Turn("assistant", "Most private research universities look at grades, essays and interviews."),
+    Turn("user", "Tell me about Yale University.", [YALE], rewrite="Tell me about Yale University."),
+    Turn("assistant", "Yale University is a private Ivy League research university in New Haven."),
+    Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+])
+
+
+def test_own_history_cut_before_it_names_the_referent_is_a_same_topic_positive():
+    corpus = Corpus.from_conversations(ALL + [SAME_TOPIC])
+    records = [o for o in RetrievedPassages().generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
+    by_len = {len(r.history): r for r in records}
+    assert set(by_len) == {0, 2, 4}
+    assert by_len[0].needs_clarification and by_len[2].needs_clarification  # nothing names Yale or Harvard yet
+    assert by_len[2].provenance["history_source"] == {"conversation_id": "same-topic", "turns": 2}
+    assert not by_len[4].needs_clarification and by_len[4].resolution["source"] == "history"
+    assert by_len[4].resolution["turn_index"] in (2, 3)
+
+
+def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
+    donor = _conv("rivers", "edu", [
+        Turn("user", "How long is the Nile?", []), Turn("assistant", "About 6,650 km."),
+        Turn("user", "And the Amazon?", []), Turn("assistant", "About 6,400 km."),
+    ])
+    corpus = Corpus.from_conversations(ALL)
+    index = FOUNDED.user_turn_indices()[0]
+    ctx = TurnContext(FOUNDED, 1, index, 7, "test", [donor], corpus=corpus)
+    records = [o for o in RetrievedPassages().generate(ctx) if isinstance(o, Record)]
+    stitched = [r for r in records if r.history]
+    assert stitched and all(r.needs_clarification for r in stitched)
+    assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
+    assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
