@@ -30,7 +30,7 @@ from builder.record import Record, clear_target
 from builder.synthesize import corpus as corpus_mod
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.clarify import PATTERN_WEIGHTS, join_options
+from builder.synthesize.clarify import join_options
 from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id
 
 # A kind noun this vague names no kind of thing ("Hamlet is a term ...").
@@ -45,6 +45,14 @@ _STOP_NP = frozenset(
     "of in at on that which who whom whose from by for with and or to located based founded written "
     "where when as between since near than but known called used made".split()
 )
+# The passages name the options, so most questions name them too (MTRAG-UN's post-retrieval references mostly do).
+_PATTERN_WEIGHTS = {"hedge": 0.6, "list": 0.2, "open": 0.2}
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    # YAML reads a bare 'no' / 'on' in lexicon.yaml as a boolean, so those stop words are added back here.
+    return frozenset(w for w in tx.stopwords() if isinstance(w, str)) | {"no", "not", "yes", "on", "off", "another", "every"}
+
+
 # Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
 _ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible important common available".split())
 # Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
@@ -79,8 +87,12 @@ class Option:
     fact: str  # a short fact from the passage ("founded in 1701"); "" when the passage is its page
     passage_id: str
 
+    quote: str = ""  # else the passage's own words about it that bear on the question
+
     def shown(self) -> str:
-        return f"{self.name}, {self.fact}" if self.fact else self.name
+        if self.fact:
+            return f"{self.name}, {self.fact}"
+        return f"{self.name} (“{self.quote}”)" if self.quote else self.name
 
 
 @lru_cache(maxsize=1)
@@ -145,7 +157,7 @@ def _kind_word(word: str) -> str | None:
     if not re.fullmatch(r"[a-z][a-z\-]{2,}", word):
         return None
     low = _singular(word)
-    if low in _VAGUE or low in tx.stopwords() or low in tx.lexicon()["verbs"] or low.endswith(("ing", "ly", "ed")):
+    if low in _VAGUE or low in _stops() or low in tx.lexicon()["verbs"] or low.endswith(("ing", "ly", "ed")):
         return None
     return low
 
@@ -238,7 +250,7 @@ def generalize(
         return f"'{entity.text}' is part of a longer name"
     if re.match(r"[\d$£€]", entity.text) or standalone[: entity.start].endswith(("$", "£", "€")):
         return f"'{entity.text}' is an amount"
-    if before and before[-1].islower() and before[-1] not in tx.stopwords() and (
+    if before and before[-1].islower() and before[-1] not in _stops() and (
         before[-1] in _ADJECTIVES or (before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"])
     ):
         # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
@@ -257,7 +269,7 @@ def generalize(
     if not rest:
         return f"too little left after removing '{entity.text}'"
     first = tx.words(standalone)[:1]
-    if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
+    if first and first[0].lower() in _stops() and tx.words(query)[:1] != first:
         return f"generalizing '{entity.text}' would swallow '{first[0]}'"
     article = bool(re.search(r"(?i)\bthe\s+$", standalone[: entity.start]))
     return Generic(entity, kind, query, article, canonical(entity.text))
@@ -291,7 +303,7 @@ def _good_name(name: str, strict: bool = True) -> bool:
     return (
         0 < len(toks) <= 6
         and toks[0][:1].isupper()
-        and toks[0].lower() not in tx.stopwords()
+        and toks[0].lower() not in _stops()
         and toks[0].lower() not in tx.lexicon()["wh_words"]
         and not toks[0].lower().endswith("ing")
         and all(t[:1].isupper() or t[:1].isdigit() for t in inner)
@@ -316,11 +328,11 @@ def _head_word(name: str) -> str:
 def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
     nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
-    pattern = re.compile(r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b")
+    pattern = re.compile(r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b(?!\s+[A-Z])")
     out = []
     for m in pattern.finditer(sentence):
         words_ = m.group(1).split()
-        while words_ and (words_[0].lower() in tx.stopwords() or words_[0].lower() in tx.lexicon()["wh_words"]):
+        while words_ and (words_[0].lower() in _stops() or words_[0].lower() in tx.lexicon()["wh_words"]):
             words_ = words_[1:]
         if words_ and words_[-1].lower() in {"of", "the", "de", "and"}:
             continue
@@ -362,34 +374,48 @@ def _listed_in_text(sentence: str, kind: Kind) -> list[str]:
 def fact_about(name: str, sentences: list[str], noun: str) -> str:
     """A short fact the passage states about `name`: 'a private research university in New Haven',
     'founded in 1701', 'which has 14 residential colleges'. Empty when none is found."""
-    pattern = re.compile(re.escape(name) + r"(?:'s)?\s*(?:\([^)]*\))?\s*,?\s+(.{6,})")
+    pattern = re.compile(r"(?<![\w'’])" + re.escape(name) + r"\s*(?:\([^)]*\))?(\s*,)?\s+(.{6,})")
     for sentence in sentences:
         for m in pattern.finditer(sentence):
-            fact = _clause(m.group(1))
+            fact = _clause(m.group(2), comma=bool(m.group(1)))
             if fact and noun not in fact.split()[:1]:
                 return fact
     return ""
 
 
-def _clause(after: str) -> str:
-    """The predicate right after a name, cut at the first clause boundary, at most 10 words."""
+# Verbs whose present tense after a name states a fact ('which measures sea level').
+_FACT_VERBS = frozenset(
+    "has had measures stores collects returned offers provides covers includes requires supports allows runs hosts "
+    "serves flows drains borders contains produces connects manages protects lets uses costs".split()
+)
+
+
+def _clause(after: str, comma: bool = False) -> str:
+    """The predicate right after a name, up to the first clause boundary, in one of three safe forms:
+    a definition ('is a private research university' -> 'a private research university'), a participle
+    ('was founded in 1701', ', founded in 1701' -> 'founded in 1701') or a fact verb ('which measures sea
+    level'). At most 10 words; anything else gives no fact rather than half of one."""
     cut = _BOUNDARY.search(after)
     words_ = (after[: cut.start()] if cut else after).rstrip(" .!?\"'").split()
     if len(words_) < 2:
         return ""
-    first = words_[0].lower()
-    if first in {"is", "are", "was", "were"} and words_[1].lower() in {"a", "an", "the", "one"}:
-        words_ = words_[1:]  # an appositive: 'a private research university'
-    elif first in {"is", "are", "was", "were", "has", "have", "had"} and words_[1].lower().endswith("ed"):
-        words_ = words_[1:]  # a participle: 'founded in 1701'
-    elif first in {"is", "are", "was", "were", "has", "have", "had", "can", "will", "may", "does", "did"} or (
-        re.fullmatch(r"[a-z]{3,}(?:s|ed)", words_[0]) and not words_[0].endswith("ss") and first not in tx.stopwords()
-    ):
-        words_ = ["which"] + words_  # 'which offers two plans'
+    first, second = words_[0].lower(), words_[1].lower()
+    participle = re.fullmatch(r"[a-z]{3,}ed", second) and second not in _stops()
+    if first in {"is", "are", "was", "were"} and second in {"a", "an"}:
+        words_ = words_[1:]
+    elif first in {"is", "are", "was", "were"} and participle:
+        words_ = words_[1:]
+    elif comma and (first in {"a", "an"} or re.fullmatch(r"[a-z]{3,}ed", words_[0])):
+        pass  # an appositive or participle set off by a comma
+    elif not comma and (words_[0] in _FACT_VERBS or (
+        re.fullmatch(r"[a-z]{3,}(?:[^s]s|ed)", words_[0]) and words_[0] not in _stops()
+        and re.fullmatch(r"a|an|the|its|their|more|about|over|up|to|in|on|from|\d[\d,.%]*", second)
+    )):
+        words_ = ["which"] + words_  # a verb with its object: 'which collects particles', 'which returned in 2004'
     else:
         return ""
-    if len(words_) > 10 or words_[-1].lower() in _STOP_NP | tx.stopwords():
-        return ""  # cut inside a phrase: 'which requires that'; better no fact than half of one
+    if len(words_) > 10 or words_[-1].lower() in _STOP_NP | _stops():
+        return ""  # cut inside a phrase: 'which requires that'
     # 'which is enough' says nothing: a fact needs two content words besides its verb.
     if len(tx.content_stems(" ".join(words_[1:]))) < 2:
         return ""
@@ -404,7 +430,7 @@ def _same_entity(a: str, b: str, noun: str) -> bool:
     na, nb = re.sub(r"[^a-z]", "", a.lower()), re.sub(r"[^a-z]", "", b.lower())
     if min(len(na), len(nb)) >= 4 and (na.startswith(nb) or nb.startswith(na)):
         return True
-    initials = lambda s: "".join(w[0] for w in tx.words(s) if w.lower() not in tx.stopwords()).lower()  # noqa: E731
+    initials = lambda s: "".join(w[0] for w in tx.words(s) if w.lower() not in _stops()).lower()  # noqa: E731
     return na == initials(b) or nb == initials(a)
 
 
@@ -424,10 +450,28 @@ def _aliased(a: str, b: str, sentences: list[str]) -> bool:
     return False
 
 
-def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
+def quote_about(name: str, sentences: list[str], need: frozenset[str]) -> str:
+    """The passage's words about `name` that bear on the question: the clause of a sentence naming it
+    that shares the most content words with the query, at most 12 words ('Yale was founded in 1701')."""
+    best, score = "", 0
+    for sentence in sentences:
+        if name not in sentence or "http" in sentence or "[" in sentence:
+            continue
+        for clause in re.split(r";|:|\(|\)|\s[-–—]\s|,\s(?:and|but|while|which|who)\s", sentence):
+            words_ = clause.strip(" ,.").split()
+            if name not in clause:
+                continue  # the clause must be about the name, not about something else in its sentence
+            shared = len(tx.content_stems(clause) & need)
+            if 4 <= len(words_) <= 12 and shared > score:
+                best, score = " ".join(words_), shared
+    return best
+
+
+def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[Option]:
     """The distinct entities of `kind` the passages cover, in rank order, each with a fact from its
     passage. A name only listed in passing (no fact, not the page's subject) does not count."""
     out: list[Option] = []
+    need = tx.content_stems(query) - {kind.noun} - _stops()
     for p in passages:
         sentences = _sentences(p.text)
         names: list[tuple[str, bool]] = []
@@ -450,7 +494,8 @@ def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
                 continue
             fact = fact_about(name, sentences, kind.noun)
             if fact or is_subject or _head_word(name) == kind.noun:
-                out.append(Option(name, fact, p.id))
+                quote = "" if fact else quote_about(name, sentences, need)
+                out.append(Option(name, fact, p.id, quote))
     return out
 
 
@@ -460,7 +505,7 @@ def kind_options(passages: list[Passage], kind: Kind) -> list[Option]:
 def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tuple[str, str]:
     """A hedge (2-3 options), a list (4-8) or an open question, in the human patterns."""
     possible = ["open"] + (["hedge"] if len(options) >= 2 else []) + (["list"] if 4 <= len(options) <= 8 else [])
-    pattern = rng.choices(possible, weights=[PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
+    pattern = rng.choices(possible, weights=[_PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
     template = rng.choice(templates()[pattern])
     if pattern == "list":
         shown = ", ".join(f"{i}) {o.shown()}" for i, o in enumerate(options, start=1))
@@ -549,7 +594,7 @@ class RetrievedPassages:
         if len(hits) < 2:
             yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
             return
-        options = [o for o in kind_options(hits, got.kind) if reading(got, o.name)]
+        options = [o for o in kind_options(hits, got.kind, got.query) if reading(got, o.name)]
         method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
         rng = ctx.rng(method)
         histories: list[tuple[list, dict | None]] = [([], None)]
