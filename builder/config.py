@@ -42,7 +42,7 @@ def _registry() -> dict[str, type]:
 
 
 def _default(cls: type) -> GeneratorConfig:
-    return GeneratorConfig(rate=getattr(cls, "default_rate", 1.0))
+    return GeneratorConfig(enabled=getattr(cls, "default_enabled", True), rate=getattr(cls, "default_rate", 1.0))
 
 
 def _default_generators() -> dict[str, GeneratorConfig]:

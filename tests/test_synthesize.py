@@ -15,6 +15,7 @@ from builder.synthesize.rules.followup_twins import FollowupTwins
 
 followup_twins = FollowupTwins().generate
 entity_twins = EntityTwins().generate
+from builder.record import Record
 from builder.validate import validate
 
 
@@ -22,9 +23,9 @@ def _conv(cid, turns):
     return Conversation(cid, "travel", turns)
 
 
-def _ctx(conv, turn, donors=()):
+def _ctx(conv, turn, donors=(), names=None):
     index = conv.user_turn_indices()[turn - 1]
-    return TurnContext(conv, turn, index, 7, "test", list(donors))
+    return TurnContext(conv, turn, index, 7, "test", list(donors), block_names=names or {})
 
 
 LAKE = _conv("lake", [
@@ -51,7 +52,7 @@ def test_text_helpers():
 
 
 def test_followup_twins_make_a_contrastive_pair():
-    out = list(followup_twins(_ctx(LAKE, 2, [RAIL])))
+    out = list(followup_twins(_ctx(LAKE, 2, [RAIL], {"lake": ["Lake Tahoe", "Crater Lake"]})))
     records = [o for o in out if not isinstance(o, Rejection)]
     negative = next(r for r in records if not r.needs_clarification)
     positives = [r for r in records if r.needs_clarification]
@@ -60,8 +61,16 @@ def test_followup_twins_make_a_contrastive_pair():
     assert positives and all(p.query == negative.query and p.pair_id == negative.pair_id for p in positives)
     for p in positives:
         assert "tahoe" not in " ".join(h["content"] for h in p.history).lower(), "self-check: referent not in the stitched history"
-        assert p.category == "unresolved_reference" and len(p.interpretations) >= 2
+        assert p.category == "unresolved_reference"
+        assert p.interpretations == ["How deep is Lake Tahoe?", "How deep is Crater Lake?"], "readings name the block's lakes"
         assert p.target["clarification"] != "CLEAR"
+
+
+def test_followup_positive_needs_named_readings():
+    # No other lake in the block or the kind lexicon: no positive with a placeholder reading, a rejection instead.
+    out = list(followup_twins(_ctx(LAKE, 2, [RAIL])))
+    assert not any(isinstance(o, Record) and o.needs_clarification for o in out)
+    assert any(isinstance(o, Rejection) and "fewer than two names" in o.reason for o in out)
 
 
 def test_positive_rejected_when_every_history_names_the_referent():
@@ -83,8 +92,11 @@ def test_hard_negative_rejected_when_referent_missing_from_history():
 
 
 def test_entity_twins_generalize_with_head_noun():
-    out = [o for o in entity_twins(_ctx(RAIL, 2, [LAKE])) if not isinstance(o, Rejection)]
+    ctx = _ctx(RAIL, 2, [LAKE])
+    ctx.block_entities = [("Eurail Global Pass", "rail", 1), ("Interrail Pass", "other", 1)]
+    out = [o for o in entity_twins(ctx) if not isinstance(o, Rejection)]
     pos = next(r for r in out if r.needs_clarification)
+    assert pos.interpretations == ["Does the Eurail Global Pass cover night trains?", "Does the Interrail Pass cover night trains?"]
     neg = next(r for r in out if not r.needs_clarification)
     assert pos.query == neg.query == "Does the pass cover night trains?"
     assert pos.category == "underspecified_entity" and neg.category == "hard_negative"

@@ -15,7 +15,7 @@ from builder.conversation import Conversation
 from builder.record import Record
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, load_rules
-from builder.synthesize.context import TurnContext
+from builder.synthesize.context import TurnContext, names_by_kind
 
 if TYPE_CHECKING:  # the config imports the registry to check its keys; no import back at run time
     from builder.config import SynthesizeConfig
@@ -52,8 +52,12 @@ def turn_contexts(
 ) -> list[TurnContext]:
     """One context per user turn; each knows its block-mates' conversations, entities and turn contexts."""
     members: dict[str, list[Conversation]] = {}
+    by_domain: dict[str, list[Conversation]] = {}
     for conv in conversations:
         members.setdefault(blocks[conv.id], []).append(conv)
+        by_domain.setdefault(conv.domain, []).append(conv)
+    block_names = {block: names_by_kind(convs) for block, convs in members.items()}
+    domain_names = {domain: names_by_kind(convs) for domain, convs in by_domain.items()}
     contexts = []
     for conv in conversations:
         block = members[blocks[conv.id]]
@@ -65,7 +69,8 @@ def turn_contexts(
             for e in tx.entities(c.turns[i].rewrite or c.turns[i].text)
         ]
         for n, index in enumerate(conv.user_turn_indices(), start=1):
-            contexts.append(TurnContext(conv, n, index, seed, source, donors, entities, corpus=corpus))
+            contexts.append(TurnContext(conv, n, index, seed, source, donors, entities, corpus=corpus,
+                                        block_names=block_names[blocks[conv.id]], domain_names=domain_names[conv.domain]))
     by_block: dict[str, list[TurnContext]] = {}
     for ctx in contexts:
         by_block.setdefault(blocks[ctx.conv.id], []).append(ctx)

@@ -29,7 +29,8 @@ class Rejection:
 class Generator(Protocol):
     name: ClassVar[str]  # config key, provenance.method
     version: ClassVar[str]  # provenance.method_version
-    # Optional class attributes: default_rate (share of turns when the config says nothing), needs_corpus
+    # Optional class attributes: default_rate (share of turns when the config says nothing), default_enabled,
+    # needs_corpus
     # (the build's pooled Corpus is made and passed in ctx.corpus), describe (how its records are made).
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]: ...

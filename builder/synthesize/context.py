@@ -25,6 +25,8 @@ class TurnContext:
     source_dataset: str
     donors: list[Conversation]  # same-block conversations whose histories may be stitched on
     block_entities: list[tuple[str, str, int]] = field(default_factory=list)  # (entity, conv id, turn)
+    block_names: dict[str, list[str]] = field(default_factory=dict, repr=False)  # kind -> names asked about in the block
+    domain_names: dict[str, list[str]] = field(default_factory=dict, repr=False)  # kind -> names asked about in the domain
     partners: list[TurnContext] = field(default_factory=list, repr=False)  # the block's other turns
     corpus: Any = field(default=None, repr=False)  # the build's pooled passages (builder.synthesize.corpus.Corpus)
 
@@ -180,3 +182,21 @@ def resolved_by_history(
         pair_id=pair,
         provenance=ctx.provenance(method, version),
     )
+
+
+def names_by_kind(conversations: list[Conversation]) -> dict[str, list[str]]:
+    """kind -> the distinct names the conversations' user turns ask about, in conversation order. The kind
+    comes from the name's words, the kind lexicon, or how the turn's passages describe it."""
+    out: dict[str, list[str]] = {}
+    for conv in sorted(conversations, key=lambda c: c.id):
+        for i in conv.user_turn_indices():
+            turn = conv.turns[i]
+            texts = [p.title + "\n" + p.text for p in turn.passages]
+            for e in tx.entities(turn.rewrite or turn.text):
+                name = tx.clean_name(e.text)
+                kind = tx.kind_of(name, texts)
+                if kind and tx.is_name(name, kind):
+                    names = out.setdefault(kind, [])
+                    if not any(tx.same_thing(name, o) for o in names):
+                        names.append(name)
+    return out

@@ -18,6 +18,7 @@ class Generalized:
     query: str  # the standalone query with the entity made generic
     generic: str  # what replaced it: "the river" or a pronoun
     category: str  # underspecified_entity (generic noun) or unresolved_reference (pronoun)
+    standalone: str = ""  # the human standalone query the entity was taken from
 
 
 def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
@@ -30,6 +31,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
     if entity.head:
         generic, category = tx.generic_phrase(entity), "underspecified_entity"
+    elif not tx.is_name(tx.clean_name(entity.text), None):
+        # 'how it opens and closes' is no thing a pronoun can stand for; swapping it breaks the question.
+        return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)
     elif tx.modifies_noun(ctx.standalone, entity):
         return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
     else:
@@ -43,14 +47,14 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     if len(tx.content_stems(query) - {entity.head}) < (1 if entity.head else 2):
         # 'Could you explain what it is?' fits every conversation and would tie them all into one split group.
         return ctx.reject(method, f"too little left after removing '{entity.text}'", ctx.standalone)
-    return Generalized(entity, query, generic, category)
+    return Generalized(entity, query, generic, category, ctx.standalone)
 
 
 def with_referent(g: Generalized, name: str) -> str:
-    """The generic query read with another referent."""
-    if g.entity.head:
-        return tx.replace_phrase(g.query, g.generic, name) or f"{g.query} ({name})"
-    return f"{g.query} (meaning {name})"
+    """The generic query read with another referent: the standalone query naming `name` in the entity's place."""
+    s, e = g.standalone, g.entity
+    out = s[: e.start] + name + s[e.end :]
+    return out[0].upper() + out[1:]
 
 
 def distinct(names: list[str]) -> list[str]:

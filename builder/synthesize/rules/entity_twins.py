@@ -21,7 +21,8 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "4"
+    version = "5"
+    default_enabled = False  # kind_reference and kind_switch make these records with named readings
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river', or a "
                 "pronoun): a positive after another conversation's history (or none), a hard negative after the "
                 "turn's own history that names the entity.")
@@ -44,19 +45,19 @@ class EntityTwins:
         for stitched, source in unrelated_contexts(ctx, rng, resolves):
             topic = topic_of(stitched)
             if entity.head:
-                alt = options[0] if options else f"another {entity.head}"
+                if not options:
+                    yield ctx.reject(method, f"no other {entity.head} in the block to read the query with", generic)
+                    continue
                 shown = [entity.text] + options[:6]
                 rng.shuffle(shown)
-                question, pattern = clarification(
-                    "entity", rng, options=shown if len(shown) >= 2 else [], head=entity.head, heads=tx.plural(entity.head)
-                )
-                second = with_referent(got, alt)
+                question, pattern = clarification("entity", rng, options=shown, head=entity.head, heads=tx.plural(entity.head))
+                second = with_referent(got, options[0])
             else:
-                slots = {"anaphor": got.generic}
-                if topic:
-                    slots["topic"] = topic
-                question, pattern = clarification("reference", rng, **slots)
-                second = with_referent(got, topic or "something not mentioned yet")
+                if not topic:
+                    yield ctx.reject(method, f"no topic in the stitched history to read '{got.generic}' with", generic)
+                    continue
+                question, pattern = clarification("reference", rng, anaphor=got.generic, topic=topic)
+                second = with_referent(got, topic)
             yield Record(
                 domain=ctx.conv.domain,
                 setting="pre_retrieval",

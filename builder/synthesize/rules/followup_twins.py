@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from builder.record import Record
+from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import (
-    TurnContext, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, topic_of, unrelated_contexts,
+    TurnContext, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
 )
 
 
@@ -22,20 +23,21 @@ def _fuzzy_names(query: str, referent: str) -> bool:
     return any(fuzz.ratio(n, h) >= 85 for n in need for h in have)
 
 
-def _kind_of(referent: str) -> str:
-    return tx.head_of(referent) or "one"
-
-
 @register
 class FollowupTwins:
     """MTRAG follow-ups that lean on the history: the turn in context is a hard negative; the same
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "4"
+    version = "5"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
-                "kept in its own conversation it is a hard negative; the same words after another conversation's "
-                "history (or none) are a positive.")
+                "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
+                "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
+                "positive whose readings are the rewrite with names of the referent's kind from the block.")
+
+    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0) -> None:
+        self.positive_share = positive_share  # share of turns that also get the stitched positives
+        self.empty_share = empty_share  # share of those that get a no-history positive too
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -64,27 +66,34 @@ class FollowupTwins:
             # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
             yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
             return
-        # The same words after an unrelated history and after none: two contexts, both unresolved.
-        for stitched, source in unrelated_contexts(ctx, rng, lambda text: tx.mentions_any(text, referent)):
-            yield self._unresolved(ctx, rng, stitched, source, referent, anaphor, fragment, pair)
+        if rng.random() >= self.positive_share:
+            return
+        extra = tx.content_stems(ctx.rewrite) - tx.content_stems(ctx.query) - tx.content_stems(referent)
+        if len(extra) > 1:
+            # Its readings would carry what the rewrite took from the history: facts absent from the stitched record.
+            yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])})")
+            return
+        kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
+        names = [n for n in kd.pool_of_kind(ctx, kind)] if kind else []
+        readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in names) if r]
+        if not kind or len(readings) < 2:
+            yield ctx.reject(method, f"fewer than two names of the kind of '{referent}' to read the query with")
+            return
+        # The same words after an unrelated history (and after none): a topic switch that leaves them open.
+        avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
+        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share):
+            yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
 
-    def _unresolved(self, ctx, rng, stitched, source, referent, anaphor, fragment, pair) -> Record:
-        topic = topic_of(stitched)
-        other = topic or "something else"
-        alternative = tx.replace_phrase(ctx.rewrite, referent, other) or f"{ctx.query} (about {other})"
+    def _unresolved(self, ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair) -> Record:
         if fragment and not anaphor:
             category = "ill_formed"
-            question, pattern = clarification("fragment", rng)
         elif not anaphor and not tx.is_elliptical(ctx.query):
-            # No pronoun: the history supplied a detail the query leaves out.
-            category = "missing_parameter"
-            question, pattern = clarification("parameter", rng, detail=_kind_of(referent))
+            category = "missing_parameter"  # no pronoun: the history supplied a detail the query leaves out
         else:
             category = "unresolved_reference"
-            slots = {"anaphor": anaphor or ctx.query.strip()}
-            if topic:
-                slots["topic"] = topic
-            question, pattern = clarification("reference", rng, **slots)
+        shown = names[: len(readings)]
+        rng.shuffle(shown)
+        question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(kind), heads=tx.plural(kind))
         return Record(
             domain=ctx.conv.domain,
             setting="pre_retrieval",
@@ -93,7 +102,7 @@ class FollowupTwins:
             documents=[],
             needs_clarification=True,
             category=category,
-            interpretations=[ctx.rewrite, alternative],
+            interpretations=readings,
             target={"clarification": question},
             clarification_pattern=pattern,
             pair_id=pair,
