@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--release", type=Path, help="an already built MTRAG release: skip the build")
     parser.add_argument("--model", type=Path, help="an already trained baseline on that release: skip training")
     parser.add_argument("--embedder", default="auto", help="auto, minilm or tfidf (default: auto)")
+    parser.add_argument("--encoder", action="store_true", help="also try the MiniLM cross-encoder candidate")
     parser.add_argument("--json", type=Path, help="write the table (and steps) as JSON here")
     parser.add_argument("--details", type=Path, help="write per-record predictions (JSONL) here, for error analysis")
     parser.add_argument("--bootstrap", type=int, default=1000)
@@ -158,8 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         if model_dir is None:
             model_dir = Path(tmp) / "model"
             meta = steps.run("train baseline", lambda: train_baseline(release, model_dir, embedder=args.embedder,
+                                                                      encoder=args.encoder,
                                                                       log=lambda m: print(m, file=sys.stderr)))
-            print(f"  chose {meta['classifier']} on validation", file=sys.stderr)
+            print(f"  chose {meta['classifier']} (threshold {meta['threshold']}) on validation", file=sys.stderr)
         predictor = BaselinePredictor.load(model_dir)
         sets = benchmark_sets(CONVERSATIONS, MTRAGUN, ABGCOQA)
         test = load_release(Path(release))["test"]
@@ -169,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         meta = predictor.meta
     load = os.getloadavg()
     print(f"baseline trained on {meta['release'].get('name')} {meta['release'].get('version')} "
-          f"({meta['classifier']}, {meta['embedder']['name']}); positive = needs clarification; "
+          f"({meta['classifier']}, threshold {meta.get('threshold', 0.5)}, {meta['embedder']['name']}); "
+          f"positive = needs clarification; "
           f"95% CI: percentile bootstrap, {args.bootstrap} resamples, seed {args.seed}")
     print(render_table(rows))
     print()

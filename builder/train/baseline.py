@@ -151,14 +151,18 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     if encoder:
         encoder_summary, chosen, best_name = _encoder_candidate(train, val, Path(out), encoder_settings, encoder_base,
                                                                 best_name, best_model, best_acc, selection, log)
+
+    def proba(split: str) -> np.ndarray:
+        if best_name == ENCODER:
+            return chosen.probabilities(splits[split])
+        return best_model.predict_proba(X[split])[:, list(best_model.classes_).index(True)]
+
+    threshold = choose_threshold(_labels(val), proba("validation")) if val else 0.5
+    log(f"  threshold {threshold:.2f} (best validation F1)")
     seconds = time.perf_counter() - start
 
     def predict(split: str) -> np.ndarray:
-        if not splits[split]:
-            return np.array([])
-        if best_name == ENCODER:
-            return chosen.probabilities(splits[split]) >= 0.5
-        return best_model.predict(X[split])
+        return proba(split) >= threshold if splits[split] else np.array([])
 
     metrics = {split: _scores(splits[split], predict(split)) for split in ("train", "validation", "test")}
     meta = {
@@ -167,6 +171,7 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         "embedder": embed.state(),
         "embedder_note": note,
         "classifier": best_name,
+        "threshold": threshold,
         "selection": {"metric": "validation accuracy" if val else "train accuracy", "scores": selection},
         "features": names,
         "seed": seed,
@@ -182,6 +187,17 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
 
 
 ENCODER = "cross-encoder"
+THRESHOLDS = tuple(round(0.1 + 0.05 * i, 2) for i in range(17))  # 0.10 ... 0.90
+
+
+def choose_threshold(gold: np.ndarray, probs: np.ndarray) -> float:
+    """The decision threshold with the best validation F1 (positive = needs clarification); ties: nearest 0.5."""
+    from builder.evaluate.metrics import confusion, scores
+
+    def f1(t: float) -> float:
+        return scores(confusion(list(gold), list(probs >= t)))["f1"] or 0.0
+
+    return max(THRESHOLDS, key=lambda t: (f1(t), -abs(t - 0.5)))
 
 
 def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_acc, selection, log):
@@ -276,6 +292,10 @@ class BaselinePredictor:
                                  f"which is not installed here ({err})") from None
         return cls(payload["classifier"], embed, meta, name=f"baseline:{path.name}")
 
+    @property
+    def threshold(self) -> float:
+        return float(self.meta.get("threshold", 0.5))  # models saved before thresholds were chosen: 0.5
+
     def probabilities(self, records: list[dict]) -> np.ndarray:
         if not records:
             return np.zeros(0)
@@ -286,8 +306,9 @@ class BaselinePredictor:
 
     def predict(self, records: list[dict]) -> list[Prediction]:
         out = []
+        threshold = self.threshold
         for record, p in zip(records, self.probabilities(records)):
-            needs = bool(p >= 0.5)
+            needs = bool(p >= threshold)
             question = template_question(record) if needs else None
             raw = dumps({"clarification": question if needs else "CLEAR"})
             out.append(Prediction(id=record["id"], needs_clarification=needs, clarification=question, raw=raw))

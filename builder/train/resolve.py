@@ -90,6 +90,11 @@ class Ref:
     plural: bool = False
 
 
+def _verbish(word: str) -> bool:
+    """A listed verb form, or a regular past/participle ("recognized"; not "breed", "speed")."""
+    return word in english()["verb_forms"] or len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
+
+
 def _expletive_it(toks: list[str], i: int) -> bool:
     """'Is it true that ...', 'it is possible to ...': 'it' refers to nothing."""
     low = [t.lower() for t in toks]
@@ -122,20 +127,24 @@ def referring_expressions(query: str) -> list[Ref]:
             refs.append(Ref("pronoun", w, None, plural=w in e["plural_pronouns"]))
         elif w in e["determiners"] and not (w == "that" and not _that_is_determiner(low, i)):
             span, j = [], i + 1
-            named = j < len(toks) and toks[j][:1].isupper()
             while j < len(toks) and len(span) < 5 and _wordlike(toks[j]):
                 t = low[j]
-                if t in e["function"] and not (named and t in ("of", "and", "&")):
-                    break
-                if named and not toks[j][:1].isupper() and not toks[j][:1].isdigit():
+                cap = toks[j][:1].isupper() or toks[j][:1].isdigit()
+                # "the Bank of America": a name may hold "of"/"and" between capitalised words
+                joins = (t in ("of", "and", "&") and span and span[-1][:1].isupper()
+                         and j + 1 < len(toks) and toks[j + 1][:1].isupper())
+                if t in e["function"] and not joins:
                     break
                 # "this outpatient clinic provide ...": a verb after the noun ends the phrase
-                if span and not named and t in e["verb_forms"]:
+                if span and not cap and _verbish(t):
                     break
+                if span and span[-1][:1].isupper() and not cap and not span[0][:1].islower() and len(span) > 1:
+                    break  # "the Causeway VA Clinic offers": lower case after a full name ends it
                 span.append(toks[j])
                 j += 1
                 if t.endswith(("'s", "’s")):  # "the company's": the possessor is the phrase
                     break
+            named = bool(span) and span[-1][:1].isupper()  # "this California county" is a kind
             if not span:
                 if w in e["demonstratives"] and w != "that" or (w == "that" and i + 1 < len(toks)):
                     refs.append(Ref("pronoun", w, None, plural=w in e["plural_pronouns"]))
@@ -144,9 +153,11 @@ def referring_expressions(query: str) -> list[Ref]:
             else:
                 nxt = low[j] if j < len(low) else ""
                 first = span[0].lower()
+                # "the price of ...", "the services offered by ...": bound by what follows. A
+                # demonstrative is never bound that way: "this county of California" is still "which?".
                 restricted = (first in e["restrictors"] or first.endswith("est") and len(first) > 5
-                              or nxt in ("of", "between", "that", "which", "who", "whose", "where")
-                              or nxt.endswith(("ed", "ing")) and nxt not in e["function"])
+                              or w == "the" and (nxt in ("of", "between", "that", "which", "who", "whose", "where")
+                                                 or _verbish(nxt) and nxt.endswith(("ed", "ing"))))
                 kind = "demonstrative" if w in e["demonstratives"] else "definite"
                 refs.append(Ref(kind, w, stem(span[-1]), tuple(stem(s) for s in span[:-1]),
                                 restricted=restricted, plural=is_plural(span[-1])))
