@@ -132,6 +132,11 @@ def method_versions() -> dict[str, str]:
     return {name: cls.version for name, cls in load_rules().items()}
 
 
+def generator_descriptions() -> dict[str, str]:
+    """How each registered rule generator makes its records (its `describe`), by name: for the dataset card."""
+    return {name: " ".join(getattr(cls, "describe", "").split()) for name, cls in load_rules().items()}
+
+
 def __getattr__(name: str) -> Any:
     # METHOD_VERSIONS is read from the registry when asked for, so importing this package loads no rules.
     if name == "METHOD_VERSIONS":
@@ -139,4 +144,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["synthesize", "SynthesisResult", "assign_blocks", "turn_contexts", "method_versions", "METHOD_VERSIONS"]
+__all__ = ["synthesize", "SynthesisResult", "assign_blocks", "turn_contexts", "method_versions", "generator_descriptions",
+           "METHOD_VERSIONS"]
