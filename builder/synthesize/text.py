@@ -457,6 +457,10 @@ def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
 def same_thing(a: str, b: str) -> bool:
     """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account'), but not a thing and
     something named after it ('Berlin' / 'Berlin Wall')."""
+    ga, gb = _alias_group(a), _alias_group(b)
+    if ga is not None or gb is not None:
+        if ga == gb:
+            return True
     sa, sb = content_stems(a), content_stems(b)
     if not sa or not sb:
         return False
@@ -472,6 +476,15 @@ def same_thing(a: str, b: str) -> bool:
     kind = kind_of(clean_name(short))
     extra = extra - vendor
     return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+
+
+@lru_cache(maxsize=1)
+def _alias_groups() -> dict[str, int]:
+    return {clean_name(str(n)).lower(): i for i, group in enumerate(lexicon().get("aliases", [])) for n in group}
+
+
+def _alias_group(name: str) -> int | None:
+    return _alias_groups().get(clean_name(name).lower())
 
 
 def _alias_key(name: str) -> str:
