@@ -11,9 +11,8 @@ Retrieval is deterministic: the index is built over passages sorted by id, score
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
-import bm25s
 import numpy as np
 
 from builder.conversation import Conversation, Passage
@@ -32,7 +31,7 @@ def tokens(text: str) -> list[str]:
 @dataclass
 class _Pool:
     passages: list[Passage]
-    index: bm25s.BM25
+    index: Any  # bm25s.BM25
 
 
 @dataclass
@@ -83,6 +82,8 @@ class Corpus:
 
 
 def _build(passages: list[Passage]) -> _Pool:
+    import bm25s  # imported here: loading the generator registry (every config load) should not pay for it
+
     index = bm25s.BM25(k1=K1, b=B)
     # An empty token list would break the index; a passage with no content words gets a dummy token.
     index.index([tokens(p.title + "\n" + p.text) or ["\0"] for p in passages], show_progress=False)

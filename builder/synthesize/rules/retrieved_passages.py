@@ -328,7 +328,10 @@ def _head_word(name: str) -> str:
 def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
     nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
-    pattern = re.compile(r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b(?!\s+[A-Z])")
+    # Not when a name goes on after the kind noun: 'Copyright State of California' names no 'Copyright State'.
+    pattern = re.compile(
+        r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b(?!\s+[A-Z]|\s+of\s+[A-Z])"
+    )
     out = []
     for m in pattern.finditer(sentence):
         words_ = m.group(1).split()
