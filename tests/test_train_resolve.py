@@ -95,3 +95,16 @@ def test_hand_features_carry_the_resolvability_columns():
     row = hand_features(record)
     assert len(row) == len(HAND_FEATURES)
     assert row[HAND_FEATURES.index("kind_unsingled")] == 1  # neither "defendant" nor "case" is singled out
+
+
+def test_pronoun_antecedent_candidates_in_the_last_user_turn():
+    query = "How does it help?"
+    # two names: "Runtime Chart" and "Throughput Chart"
+    two = rec(query, ["Which is better, the Runtime Chart or the Throughput Chart?", "Neither."])
+    assert f(two, "pronoun_last_user_candidates_2plus") == 1
+    # one unnamed kind phrase: "the query planner"
+    one = rec(query, ["what does the query planner do", "It picks a plan."])
+    assert f(one, "pronoun_last_user_candidates_1") == 1
+    # no pronoun: the buckets stay empty
+    assert f(rec("How does the planner help?", ["what does the query planner do"]),
+             "pronoun_last_user_candidates_1") == 0

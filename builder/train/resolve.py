@@ -213,6 +213,12 @@ def _coordination(text: str) -> int:
                                        " both ", " either ", " each ", " different ", " various ", " several ")))
 
 
+def _candidates(turn: str) -> int:
+    """Antecedent candidates in a turn: its names and its unnamed kind noun phrases, distinct."""
+    kinds = {r.head for r in referring_expressions(turn) if r.head and not r.named}
+    return len(_named_spans(turn) | kinds)
+
+
 def _named_spans(text: str) -> set[str]:
     return {m.group(0).lower() for m in _CAPSPAN.finditer(text) if m.group(0).lower() not in english()["function"]}
 
@@ -246,6 +252,9 @@ RESOLVE_FEATURES = (
     "pronoun_last_turn_names_2plus",
     "pronoun_last_turn_coordination",
     "pronoun_history_coordination",
+    "pronoun_last_user_candidates_0",
+    "pronoun_last_user_candidates_1",
+    "pronoun_last_user_candidates_2plus",
     "pronoun_document_names_0",
     "pronoun_document_names_1",
     "pronoun_document_names_2plus",
@@ -293,6 +302,7 @@ def resolvability(record: dict[str, Any]) -> list[float]:
     last_user = users[-1] if users else ""
     names_last = len(_named_spans(last_text)) if pron else 0
     names_docs = len(_named_spans(doc_text)) if pron and docs else None
+    candidates = _candidates(last_user) if pron and users else None
     q_low = [t.lower() for t in tokens(query) if _wordlike(t)]
     first = q_low[0] if q_low else ""
     has_verb = any(t in e["verb_forms"] or t in e["auxiliaries"] for t in q_low)
@@ -321,6 +331,7 @@ def resolvability(record: dict[str, Any]) -> list[float]:
         *([0.0] * 3 if not pron else bucket(names_last)),
         float(bool(pron) and _coordination(last_user) > 0),
         float(bool(pron) and _coordination(hist_text) > 0),
+        *bucket(candidates),
         *bucket(names_docs),
         full,
         float(len(q_low) <= 3 and not has_verb),
