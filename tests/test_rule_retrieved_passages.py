@@ -190,3 +190,14 @@ def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
     assert stitched and all(r.needs_clarification for r in stitched)
     assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
     assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
+
+
+def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
+    from builder.release import parquet_bytes, read_parquet_records
+
+    [positive] = [o for o in _run(FOUNDED, 1) if isinstance(o, Record)]
+    row = positive.to_dict() | {"split": "train"}
+    path = tmp_path / "train.parquet"
+    path.write_bytes(parquet_bytes([row]))
+    [back] = read_parquet_records(path)
+    assert back["provenance"]["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
