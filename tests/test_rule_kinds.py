@@ -122,6 +122,8 @@ def test_kind_lexicon_and_descriptions_give_kinds():
 
 def test_aliases_are_one_reading_and_things_named_after_others_are_not():
     assert tx.same_thing("COVID-19", "Covid")
+    assert tx.same_thing("USA", "United States") and tx.same_thing("flu", "influenza")
+    assert not tx.same_thing("USA", "Canada")
     assert tx.same_thing("IRA", "IRA account")
     assert tx.same_thing("IBM Cloud Kubernetes Service", "Cloud Kubernetes Service")
     assert not tx.same_thing("Berlin", "Berlin Wall")

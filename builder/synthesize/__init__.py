@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from builder.conversation import Conversation
 from builder.record import Record
@@ -17,8 +17,8 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, load_rules
 from builder.synthesize.context import TurnContext, names_by_kind
 
-if TYPE_CHECKING:  # the config imports the registry to check its keys; no import back at run time
-    from builder.config import SynthesizeConfig
+# `config` below is a builder.config.SynthesizeConfig. It is not imported: the config imports the registry to
+# check its keys, and the import graph stays one-way.
 
 
 @dataclass
@@ -85,7 +85,7 @@ def _sampled(ctx: TurnContext, name: str, rate: float) -> bool:
     return int(_hash(ctx.seed, ctx.conv.id, ctx.turn, "rate", name)[:8], 16) / 0xFFFFFFFF < rate
 
 
-def enabled_generators(config: SynthesizeConfig) -> list[tuple[Any, float]]:
+def enabled_generators(config: Any) -> list[tuple[Any, float]]:
     """(generator instance, rate) for every enabled generator, in config order."""
     registry = load_rules()
     out = []
@@ -108,7 +108,7 @@ def _corpus(conversations: list[Conversation], generators: list[tuple[Any, float
 
 def synthesize(
     conversations: list[Conversation],
-    config: SynthesizeConfig,
+    config: Any,
     seed: int,
     source_dataset: str,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
@@ -132,6 +132,11 @@ def method_versions() -> dict[str, str]:
     return {name: cls.version for name, cls in load_rules().items()}
 
 
+def generator_descriptions() -> dict[str, str]:
+    """How each registered rule generator makes its records (its `describe`), by name: for the dataset card."""
+    return {name: " ".join(getattr(cls, "describe", "").split()) for name, cls in load_rules().items()}
+
+
 def __getattr__(name: str) -> Any:
     # METHOD_VERSIONS is read from the registry when asked for, so importing this package loads no rules.
     if name == "METHOD_VERSIONS":
@@ -139,4 +144,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["synthesize", "SynthesisResult", "assign_blocks", "turn_contexts", "method_versions", "METHOD_VERSIONS"]
+__all__ = ["synthesize", "SynthesisResult", "assign_blocks", "turn_contexts", "method_versions", "generator_descriptions",
+           "METHOD_VERSIONS"]

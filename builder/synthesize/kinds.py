@@ -121,6 +121,14 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     """Replace the referent with a kind phrase (or a pronoun), keeping the question grammatical."""
     e = ref.entity
     s = ref.standalone
+    before = tx.words(s[: e.start])
+    prev = before[-1] if before else ""
+    if s[: e.start].rstrip().endswith("(") or s[e.end :].lstrip().startswith(")"):
+        return ctx.reject(method, f"'{e.text}' is an aside in brackets", s)
+    modifier = prev[:1].isupper() and ((prev.isupper() and len(prev) > 1) or prev.lower() not in tx.stopwords())
+    if modifier and not prev.endswith(("'s", "’s")):
+        # 'the US Civil War': a kind phrase after a modifier reads 'the US this war'.
+        return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
     if pronoun:
         if tx.modifies_noun(s, e):
             return ctx.reject(method, f"'{e.text}' modifies a noun; a pronoun there is ungrammatical", s)
@@ -179,10 +187,16 @@ def _short_forms_merged(names: list[str]) -> list[str]:
     return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
 
 
-def mentions_referent(history: list[dict[str, str]], ref: Referent) -> bool:
-    """Any distinctive word of the referent's name in the history ('VA' of 'Causeway VA Clinic')."""
-    own = tx.content_stems(tx.clean_name(ref.name)) - {ref.kind}
-    return bool(own & tx.content_stems("\n".join(h["content"] for h in history)))
+def mentions_referent(history: list[dict[str, str]], ref: Referent, others: list[str] = ()) -> bool:
+    """A distinctive word of the referent's name in the history ('Causeway' of 'Causeway VA Clinic'). Words it
+    shares with other names of its kind ('VA', 'IBM') and acronyms of a whole organisation do not single it out:
+    a talk about the VA leaves 'this clinic' open."""
+    name = tx.clean_name(ref.name)
+    own = tx.content_stems(name) - {ref.kind}
+    shared = {s for other in others if not tx.same_thing(other, name) for s in tx.content_stems(other)}
+    acronyms = {tx.stem(w) for w in tx.words(name) if w.isupper() and len(tx.words(name)) > 1}
+    distinctive = (own - shared - acronyms) or own
+    return bool(distinctive & tx.content_stems("\n".join(h["content"] for h in history)))
 
 
 def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:

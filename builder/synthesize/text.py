@@ -373,31 +373,43 @@ def singular(word: str) -> str | None:
     return _singular_of().get(low) or (stem(low) if stem(low) in heads else None)
 
 
-def _kind_pattern(name: str) -> re.Pattern:
+@lru_cache(maxsize=1 << 14)
+def _kind_patterns(name: str) -> tuple[tuple[re.Pattern, int], ...]:
     n = re.escape(name)
     window = r"((?:[A-Za-z][\w\-]*\s+){0,3}[a-z]+)"
-    return re.compile(
-        rf"\b{n}(?:\s*\([^)]*\))?(?:,|\s+(?:is|was|are|were))\s+(?:a|an|the|one of the)\s+{window}"
-        rf"|\bthe\s+([a-z]+)\s+(?:called\s+|named\s+)?{n}\b"
-        rf"|\bthe\s+(state|city|province|county|town|village|kingdom|island|country)\s+of\s+{n}\b"
+    return (
+        (re.compile(rf"\b{n}(?:\s*\([^)]*\))?(?:,|\s+(?:is|was|are|were))\s+(?:a|an|the|one of the)\s+{window}"), 2),
+        (re.compile(rf"\bthe\s+([a-z]+)\s+(?:called\s+|named\s+)?{n}\b"), 2),
+        (re.compile(rf"\bthe\s+(state|city|province|county|town|village|kingdom|island|country)\s+of\s+{n}\b"), 2),
+        (re.compile(rf"\b{n}\s*\(([a-z]+)[^)]*\)"), 2),  # a disambiguated title: 'Grenade (song)'
+        (re.compile(rf"\b{n}\s+([a-z]+)\b"), 1),  # 'the NodeSync service'; counts only when seen twice
     )
 
 
+def _first_kind(phrase: str) -> str | None:
+    found = None
+    for k in (singular(w) for w in phrase.split()):  # the last of the first run of kind nouns: 'a bank account'
+        if k:
+            found = k
+        elif found:
+            break
+    return found
+
+
 def kind_in_text(name: str, texts: list[str]) -> str | None:
-    """The kind a text gives a name: 'Lake Tahoe is a large freshwater lake', 'the state of Maine'."""
-    pattern = _kind_pattern(name)
+    """The kind the texts give a name: 'Lake Tahoe is a large freshwater lake', 'the state of Maine',
+    'Grenade (song)', 'the NodeSync service' (twice). The best-supported kind wins."""
+    score: dict[str, int] = {}
     for text in texts:
-        for m in pattern.finditer(text):
-            kinds = [singular(w) for w in next(g for g in m.groups() if g).split()]
-            found = None
-            for k in kinds:  # the last of the first run of kind nouns: 'a bank account' -> account
-                if k:
-                    found = k
-                elif found:
-                    break
-            if found:
-                return found
-    return None
+        if name not in text:
+            continue
+        for pattern, weight in _kind_patterns(name):
+            for m in pattern.finditer(text):
+                kind = _first_kind(next(g for g in m.groups() if g))
+                if kind:
+                    score[kind] = score.get(kind, 0) + weight
+    best = sorted(score.items(), key=lambda kv: -kv[1])
+    return best[0][0] if best and best[0][1] >= 2 else None
 
 
 def kind_of(name: str, texts: list[str] = ()) -> str | None:
@@ -445,6 +457,10 @@ def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
 def same_thing(a: str, b: str) -> bool:
     """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account'), but not a thing and
     something named after it ('Berlin' / 'Berlin Wall')."""
+    ga, gb = _alias_group(a), _alias_group(b)
+    if ga is not None or gb is not None:
+        if ga == gb:
+            return True
     sa, sb = content_stems(a), content_stems(b)
     if not sa or not sb:
         return False
@@ -460,6 +476,15 @@ def same_thing(a: str, b: str) -> bool:
     kind = kind_of(clean_name(short))
     extra = extra - vendor
     return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+
+
+@lru_cache(maxsize=1)
+def _alias_groups() -> dict[str, int]:
+    return {clean_name(str(n)).lower(): i for i, group in enumerate(lexicon().get("aliases", [])) for n in group}
+
+
+def _alias_group(name: str) -> int | None:
+    return _alias_groups().get(clean_name(name).lower())
 
 
 def _alias_key(name: str) -> str:

@@ -18,7 +18,8 @@ def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
     return sum(1 for n in names if tx.mentions(message, n)) == 1
 
 
-def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str]) -> tuple[str, list[str]]:
+def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = ()
+             ) -> tuple[str, list[str]]:
     """'many' (two or more things of the kind, none singled out by the last user turn), 'one', 'none'
     (nothing of the kind and no word of the referent's name) or 'unclear'."""
     names = kd.candidates(history, ref, describe)
@@ -27,7 +28,7 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         return ("unclear" if singles_out(last_user, ref, names) else "many"), names
     if len(names) == 1:
         return "one", names
-    return ("unclear" if kd.mentions_referent(history, ref) else "none"), names
+    return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names
 
 
 def kind_positive(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, names: list[str],
@@ -114,8 +115,9 @@ class KindReference:
         pair = kd.kind_pair(ctx, slot)
         describe = kd.describe_texts(ctx)
         found: dict[str, list[tuple[int, list[dict], list[str]]]] = {}
+        others = kd.pool(ctx, ref)
         for cut, history in kd.own_prefixes(ctx):  # longest first
-            label, names = classify(history, ref, describe)
+            label, names = classify(history, ref, describe, others)
             found.setdefault(label, []).append((cut, history, names))
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
         # The longest and the shortest prefix of each kind: two stitch points, two records.

@@ -43,11 +43,12 @@ class KindSwitch:
             return
         pair = kd.kind_pair(ctx, slot)
 
+        names = kd.pool(ctx, ref)
+
         def resolves(text: str) -> bool:
             history = [{"role": "user", "content": text}]
-            return bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref)
+            return bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref, names)
 
-        names = kd.pool(ctx, ref)
         if len(names) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
             return
