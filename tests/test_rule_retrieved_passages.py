@@ -133,7 +133,7 @@ def test_deterministic_and_never_a_placeholder_interpretation():
             assert reading != r["query"]
 
 
-# The kind lexicon: 'California' is a state although its name carries no kind noun.
+# The kind lexicon (lexicon.yaml): "California" is a state although its name carries no kind noun.
 PERMIT_CA = Passage("ca-1", "California requires a provisional permit for drivers under 18. The permit is issued by the DMV.", "DMV")
 PERMIT_NV = Passage("nv-1", "Nevada issues an instruction permit to drivers who are 15 and a half.", "DMV Nevada")
 PERMIT_OWN = Passage("ca-own", "In California you apply for a provisional permit at a DMV office.", "DMV", True)
