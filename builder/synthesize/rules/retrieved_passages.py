@@ -605,7 +605,10 @@ class RetrievedPassages:
         if len(hits) < 2:
             yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
             return
-        options = [o for o in kind_options(hits, got.kind, got.query) if reading(got, o.name)]
+        said = tx.content_stems(got.query) - {got.kind.noun}
+        # 'Is rugby similar to rugby?' is no reading: an option the query already names is left out.
+        options = [o for o in kind_options(hits, got.kind, got.query)
+                   if reading(got, o.name) and not (tx.content_stems(o.name) - {got.kind.noun}) & said]
         method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
         rng = ctx.rng(method)
         histories: list[tuple[list, dict | None]] = [([], None)]
