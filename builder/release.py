@@ -51,6 +51,7 @@ ARROW_SCHEMA = pa.schema(
                     ("turn", pa.int32()),
                     ("history_source", pa.struct([("conversation_id", _STR), ("turns", pa.int32())])),
                     ("document_sources", pa.list_(_STR)),
+                    ("retrieval", pa.struct([("method", _STR), ("k", pa.int32()), ("query", _STR)])),
                     ("method", _STR),
                     ("method_version", _STR),
                     ("seed", pa.int64()),

@@ -133,7 +133,7 @@ def test_deterministic_and_never_a_placeholder_interpretation():
             assert reading != r["query"]
 
 
-# The kind lexicon: 'California' is a state although its name carries no kind noun.
+# The kind lexicon (lexicon.yaml): "California" is a state although its name carries no kind noun.
 PERMIT_CA = Passage("ca-1", "California requires a provisional permit for drivers under 18. The permit is issued by the DMV.", "DMV")
 PERMIT_NV = Passage("nv-1", "Nevada issues an instruction permit to drivers who are 15 and a half.", "DMV Nevada")
 PERMIT_OWN = Passage("ca-own", "In California you apply for a provisional permit at a DMV office.", "DMV", True)
@@ -190,3 +190,14 @@ def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
     assert stitched and all(r.needs_clarification for r in stitched)
     assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
     assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
+
+
+def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
+    from builder.release import parquet_bytes, read_parquet_records
+
+    [positive] = [o for o in _run(FOUNDED, 1) if isinstance(o, Record)]
+    row = positive.to_dict() | {"split": "train"}
+    path = tmp_path / "train.parquet"
+    path.write_bytes(parquet_bytes([row]))
+    [back] = read_parquet_records(path)
+    assert back["provenance"]["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}

@@ -97,10 +97,14 @@ class Option:
 
 @lru_cache(maxsize=1)
 def kind_lexicon() -> tuple[dict[str, str], dict[str, str]]:
-    """(name -> kind, alias -> name) from retrieved_kinds.yaml."""
-    data = yaml.safe_load((Path(__file__).parent.parent / "retrieved_kinds.yaml").read_text(encoding="utf-8"))
-    aliases = dict(data.pop("aliases", {}))
-    kinds = {name: kind for kind, names in data.items() for name in names}
+    """(name -> kind, alias -> one name for its group), from the shared lexicon's `kinds` and `aliases`."""
+    lex = tx.lexicon()
+    kinds = {str(n): kind for kind, names in (lex.get("kinds") or {}).items() for n in names}
+    aliases: dict[str, str] = {}
+    for group in lex.get("aliases") or []:
+        names = [str(n) for n in group]
+        head = next((n for n in names if n in kinds), names[0])
+        aliases.update({n: head for n in names if n != head})
     return kinds, aliases
 
 
@@ -427,6 +431,8 @@ def _clause(after: str, comma: bool = False) -> str:
 
 def _same_entity(a: str, b: str, noun: str) -> bool:
     """Aliases and spellings of one thing: 'Yale' / 'Yale University', 'Covid' / 'COVID-19'."""
+    if canonical(a) == canonical(b) or tx.same_thing(a, b):
+        return True
     ka, kb = tx.content_stems(a) - {noun}, tx.content_stems(b) - {noun}
     if not ka or not kb or ka <= kb or kb <= ka:
         return True
@@ -519,7 +525,9 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
-    if (tx.words(name)[-1].islower() or generic.article or name in _THE) and not re.search(r"['’]s\b", name):
+    lexicon_name = name in kind_lexicon()[0]
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower()) or name in _THE) \
+            and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
     if out is None:
@@ -597,7 +605,10 @@ class RetrievedPassages:
         if len(hits) < 2:
             yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
             return
-        options = [o for o in kind_options(hits, got.kind, got.query) if reading(got, o.name)]
+        said = tx.content_stems(got.query) - {got.kind.noun}
+        # 'Is rugby similar to rugby?' is no reading: an option the query already names is left out.
+        options = [o for o in kind_options(hits, got.kind, got.query)
+                   if reading(got, o.name) and not (tx.content_stems(o.name) - {got.kind.noun}) & said]
         method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
         rng = ctx.rng(method)
         histories: list[tuple[list, dict | None]] = [([], None)]
