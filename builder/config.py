@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from builder.errors import InputError
 from builder.io import read_text
@@ -23,25 +23,58 @@ class InputConfig(_Strict):
     source_dataset: str | None = None
 
 
-class GeneratorConfig(_Strict):
+class GeneratorConfig(BaseModel):
+    """One rule generator's settings; keys other than `enabled` and `rate` are the generator's own options
+    (keyword arguments of its class, e.g. `post_share` of standalone_clear)."""
+
+    model_config = ConfigDict(extra="allow")
     enabled: bool = True
     rate: float = Field(1.0, ge=0.0, le=1.0, description="Share of eligible turns the generator is applied to.")
 
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+def _registry() -> dict[str, type]:
+    from builder.synthesize.base import load_rules  # the registry is the one list of generator names
+
+    return load_rules()
+
+
+def _default(cls: type) -> GeneratorConfig:
+    return GeneratorConfig(enabled=getattr(cls, "default_enabled", True), rate=getattr(cls, "default_rate", 1.0))
+
+
+def _with_defaults(given: GeneratorConfig, cls: type) -> GeneratorConfig:
+    """`standalone_clear: {post_share: 0.2}` keeps the generator's own default rate and enablement."""
+    default = _default(cls)
+    unset = {k: getattr(default, k) for k in ("enabled", "rate") if k not in given.model_fields_set}
+    return given.model_copy(update=unset)
+
 
 def _default_generators() -> dict[str, GeneratorConfig]:
-    return {
-        "followup_twins": GeneratorConfig(),
-        "entity_twins": GeneratorConfig(),
-        "fragment_twins": GeneratorConfig(),
-        "passage_twins": GeneratorConfig(),
-        "standalone_clear": GeneratorConfig(rate=0.9),
-    }
+    return {name: _default(cls) for name, cls in _registry().items()}
 
 
 class SynthesizeConfig(_Strict):
     block_size: int = Field(2, ge=2, description="Conversations per stitching block (histories are borrowed within a block).")
-    clear_post_share: float = Field(0.5, ge=0.0, le=1.0)
-    generators: dict[str, GeneratorConfig] = Field(default_factory=_default_generators)
+    generators: dict[str, GeneratorConfig] = Field(
+        default_factory=_default_generators,
+        description="Rule generators by registered name; a name left out keeps its defaults.")
+
+    @field_validator("generators")
+    @classmethod
+    def _known_generators(cls, given: dict[str, GeneratorConfig]) -> dict[str, GeneratorConfig]:
+        """Names must be registered and options must construct the generator; names left out get defaults."""
+        registry = _registry()
+        for name, gen in given.items():
+            if name not in registry:
+                raise ValueError(f"unknown generator '{name}'; known: {', '.join(registry)}")
+            try:
+                registry[name](**gen.options())
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"generator '{name}': bad option ({err})") from None
+        return {name: _with_defaults(given[name], c) if name in given else _default(c) for name, c in registry.items()}
 
 
 class DedupConfig(_Strict):

@@ -29,6 +29,7 @@ from builder.neardup import near_duplicate_pairs, normalize
 from builder.record import SPLITS
 
 MIN_STRATUM = 10  # a stratum this large must reach every split
+MAX_GROUP_SHARE = 0.05  # a larger group is cut at a conversation boundary, so one block cannot skew a split
 SHARE_TOLERANCE = 0.05  # a domain's share of each split stays within this of its share of the set
 MAX_SWAP_GROUPS = 600  # above this many groups only moves are tried (swaps are quadratic)
 EXACT_CROSS_CHECK = 50_000_000  # cross-split query comparisons up to which leakage is checked all-pairs, not by LSH
@@ -97,13 +98,13 @@ def group_records(records: list[dict[str, Any]], blocks: dict[str, str] | None =
     return [uf.find(f"r:{i}") for i in range(len(records))]
 
 
-def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], domain: str, seed: int,
+def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], groups: set[str], seed: int,
            alive: list[bool]) -> list[int] | None:
-    """Cut one of the domain's multi-conversation groups in two halves, the one whose cut costs fewest records;
+    """Cut one of `groups` (multi-conversation groups) in two halves, the one whose cut costs fewest records;
     returns the records joining the halves (to drop), or None when every group is a single conversation."""
     members: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(records):
-        if alive[i] and r["domain"] == domain:
+    for i in range(len(records)):
+        if alive[i] and roots[i] in groups:
             members[roots[i]].append(i)
     best = None
     for g, idx in sorted(members.items()):
@@ -121,6 +122,19 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
     for c in convs:
         blocks[c] = f"{blocks.get(c, c)}/{tag if c in half else 'rest'}"
     return cut
+
+
+def _drop(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], alive: list[bool],
+          cut: list[int], dropped: list[dict[str, Any]], reason: str) -> list[str]:
+    """Drop the `cut` records (accounted with `reason`) and regroup the live ones under the severed blocks."""
+    for i in cut:
+        alive[i] = False
+        dropped.append({"id": records[i]["id"], "split": None, "kept_id": None, "reason": reason})
+    live = [i for i in range(len(records)) if alive[i]]
+    roots = [""] * len(records)
+    for i, root in zip(live, group_records([records[i] for i in live], blocks)):
+        roots[i] = root
+    return roots
 
 
 # --- soft links ---------------------------------------------------------------------------------------
@@ -264,7 +278,8 @@ def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: 
 
 
 def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, threshold: float = 92.0,
-          blocks: dict[str, str] | None = None, min_stratum: int = MIN_STRATUM) -> SplitResult:
+          blocks: dict[str, str] | None = None, min_stratum: int = MIN_STRATUM,
+          max_group_share: float = MAX_GROUP_SHARE) -> SplitResult:
     """Assign whole hard groups to splits; drop (with a reason) the few records soft links would leak."""
     records = sorted(records, key=lambda r: r["id"])
     blocks = dict(blocks or {})
@@ -274,11 +289,11 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     alive = [True] * len(records)
     dropped: list[dict[str, Any]] = []
 
-    # A domain needs a group per split: sever its largest block at a conversation boundary when it has fewer.
+    # A domain needs a group per split: sever one of its blocks at a conversation boundary when it has fewer.
     roots = group_records(records, blocks)
     for domain in sorted({r["domain"] for r in records}):
-        while len({roots[i] for i, r in enumerate(records) if alive[i] and r["domain"] == domain}) < len(active):
-            cut = _sever(records, roots, blocks, domain, seed, alive)
+        while len(groups := {roots[i] for i, r in enumerate(records) if alive[i] and r["domain"] == domain}) < len(active):
+            cut = _sever(records, roots, blocks, groups, seed, alive)
             if cut is None:
                 n_conv = len({c for i, r in enumerate(records) if alive[i] and r["domain"] == domain
                               for c in conversations_of(r)})
@@ -286,16 +301,19 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
                     f"domain '{domain}' cannot reach every split: its records come from {n_conv} conversation(s), "
                     f"fewer than the {len(active)} splits ({', '.join(active)}); add conversations of that domain "
                     "or drop a split")
-            for i in cut:
-                alive[i] = False
-                dropped.append({"id": records[i]["id"], "split": None, "kept_id": None,
-                                "reason": f"block severed: joins the two halves of a block of domain '{domain}', "
-                                          "cut so that the domain reaches every split"})
-            live = [i for i in range(len(records)) if alive[i]]
-            sub = group_records([records[i] for i in live], blocks)
-            roots = [""] * len(records)
-            for i, root in zip(live, sub):
-                roots[i] = root
+            roots = _drop(records, roots, blocks, alive, cut, dropped,
+                          f"block severed: joins the two halves of a block of domain '{domain}', "
+                          "cut so that the domain reaches every split")
+    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records.
+    while True:
+        sizes = Counter(roots[i] for i in range(len(records)) if alive[i])
+        big = sorted((g for g, n in sizes.items() if n > max_group_share * len(records)), key=lambda g: (-sizes[g], g))
+        cut = next((c for g in big if (c := _sever(records, roots, blocks, {g}, seed, alive)) is not None), None)
+        if cut is None:
+            break
+        roots = _drop(records, roots, blocks, alive, cut, dropped,
+                      f"block severed: joins the two halves of a block over {max_group_share:.0%} of the records, "
+                      "cut so that no group skews a split")
 
     live = [i for i in range(len(records)) if alive[i]]
     kept = [records[i] for i in live]

@@ -271,6 +271,29 @@ def test_a_chain_of_generic_queries_does_not_swallow_the_set():
     assert len(dropped) + sum(map(len, result.splits.values())) == len(records), "nothing is lost"
 
 
+def test_a_block_over_the_group_limit_is_cut_and_the_joining_records_accounted():
+    # 30 single-conversation groups of 6 records, and one block of 4 conversations (24 records, 12% of the set)
+    # whose stitched records borrow a history from a block-mate.
+    import random
+
+    rng = random.Random(5)
+    words = ["river", "tax", "visa", "loan", "cloud", "lake", "bridge", "pension", "server", "museum"]
+    records, blocks = [], {}
+    for c in range(34):
+        blocks[f"conv{c}"] = f"b{c}" if c < 30 else "big"
+        for k in range(6):
+            records.append(_record(c * 10 + k, f"conv{c}", " ".join(rng.sample(words, 5)) + f" {rng.randrange(10**6)}?"))
+    stitched = [r for r in records if r["provenance"]["conversation_id"] in ("conv30", "conv32")][:4]
+    for r, donor in zip(stitched, ["conv31", "conv33", "conv31", "conv33"]):
+        r["provenance"]["history_source"] = {"conversation_id": donor, "turns": 2}
+    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks)
+    kept = [r for rows in result.splits.values() for r in rows]
+    assert result.quality["largest_group"] <= 0.05 * len(records)
+    severed = [d for d in result.dropped if d["reason"].startswith("block severed")]
+    assert {d["id"] for d in severed} <= {r["id"] for r in stitched} and severed
+    assert len(kept) + len(result.dropped) == len(records)
+
+
 def test_every_record_the_same_generic_query_stops_with_a_clear_error():
     records = [_record(i, f"conv{i // 4}", "What about it?") for i in range(120)]
     with pytest.raises(SplitError, match=r"split '(validation|test)' would be empty: all \d+ of its records were near-duplicates"):

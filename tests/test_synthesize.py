@@ -5,7 +5,17 @@ from builder.conversation import Conversation, Passage, Turn
 from builder.ingest import ingest
 from builder.synthesize import assign_blocks, synthesize
 from builder.synthesize import text as tx
-from builder.synthesize.generators import Rejection, TurnContext, followup_twins, entity_twins
+import pytest
+
+from builder.config import BuildConfig
+from builder.synthesize.base import REGISTRY, Rejection, load_rules, register
+from builder.synthesize.context import TurnContext
+from builder.synthesize.rules.entity_twins import EntityTwins
+from builder.synthesize.rules.followup_twins import FollowupTwins
+
+followup_twins = FollowupTwins().generate
+entity_twins = EntityTwins().generate
+from builder.record import Record
 from builder.validate import validate
 
 
@@ -13,9 +23,9 @@ def _conv(cid, turns):
     return Conversation(cid, "travel", turns)
 
 
-def _ctx(conv, turn, donors=()):
+def _ctx(conv, turn, donors=(), names=None):
     index = conv.user_turn_indices()[turn - 1]
-    return TurnContext(conv, turn, index, 7, "test", list(donors))
+    return TurnContext(conv, turn, index, 7, "test", list(donors), block_names=names or {})
 
 
 LAKE = _conv("lake", [
@@ -42,7 +52,7 @@ def test_text_helpers():
 
 
 def test_followup_twins_make_a_contrastive_pair():
-    out = list(followup_twins(_ctx(LAKE, 2, [RAIL])))
+    out = list(followup_twins(_ctx(LAKE, 2, [RAIL], {"lake": ["Lake Tahoe", "Crater Lake"]})))
     records = [o for o in out if not isinstance(o, Rejection)]
     negative = next(r for r in records if not r.needs_clarification)
     positives = [r for r in records if r.needs_clarification]
@@ -51,8 +61,16 @@ def test_followup_twins_make_a_contrastive_pair():
     assert positives and all(p.query == negative.query and p.pair_id == negative.pair_id for p in positives)
     for p in positives:
         assert "tahoe" not in " ".join(h["content"] for h in p.history).lower(), "self-check: referent not in the stitched history"
-        assert p.category == "unresolved_reference" and len(p.interpretations) >= 2
+        assert p.category == "unresolved_reference"
+        assert p.interpretations == ["How deep is Lake Tahoe?", "How deep is Crater Lake?"], "readings name the block's lakes"
         assert p.target["clarification"] != "CLEAR"
+
+
+def test_followup_positive_needs_named_readings():
+    # No other lake in the block or the kind lexicon: no positive with a placeholder reading, a rejection instead.
+    out = list(followup_twins(_ctx(LAKE, 2, [RAIL])))
+    assert not any(isinstance(o, Record) and o.needs_clarification for o in out)
+    assert any(isinstance(o, Rejection) and "fewer than two names" in o.reason for o in out)
 
 
 def test_positive_rejected_when_every_history_names_the_referent():
@@ -74,8 +92,11 @@ def test_hard_negative_rejected_when_referent_missing_from_history():
 
 
 def test_entity_twins_generalize_with_head_noun():
-    out = [o for o in entity_twins(_ctx(RAIL, 2, [LAKE])) if not isinstance(o, Rejection)]
+    ctx = _ctx(RAIL, 2, [LAKE])
+    ctx.block_entities = [("Eurail Global Pass", "rail", 1), ("Interrail Pass", "other", 1)]
+    out = [o for o in entity_twins(ctx) if not isinstance(o, Rejection)]
     pos = next(r for r in out if r.needs_clarification)
+    assert pos.interpretations == ["Does the Eurail Global Pass cover night trains?", "Does the Interrail Pass cover night trains?"]
     neg = next(r for r in out if not r.needs_clarification)
     assert pos.query == neg.query == "Does the pass cover night trains?"
     assert pos.category == "underspecified_entity" and neg.category == "hard_negative"
@@ -106,3 +127,49 @@ def test_blocks_stay_within_domain():
     domain = {c.id: c.domain for c in convs}
     for block in set(blocks.values()):
         assert len({domain[c] for c, b in blocks.items() if b == block}) == 1
+
+
+def test_registry_is_the_one_list_of_generators():
+    registry = load_rules()
+    assert {"followup_twins", "entity_twins", "fragment_twins", "passage_twins", "standalone_clear"} <= set(registry)
+    assert set(SynthesizeConfig().generators) == set(registry), "defaults come from the registry"
+    assert SynthesizeConfig().generators["standalone_clear"].rate == registry["standalone_clear"].default_rate
+    for name, cls in registry.items():
+        assert cls.name == name and cls.version and cls.describe, f"{name}: name, version and describe"
+
+
+def test_duplicate_generator_name_raises():
+    class Twin:
+        name, version = "entity_twins", "99"
+
+        def generate(self, ctx):
+            return iter(())
+
+    load_rules()
+    with pytest.raises(ValueError, match="registered twice"):
+        register(Twin)
+    assert REGISTRY["entity_twins"] is EntityTwins
+
+
+def test_config_checks_generator_names_and_options(tmp_path):
+    from builder.config import load_config
+    from builder.errors import InputError
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("synthesize:\n  generators:\n    entity_twinz: {rate: 0.5}\n")
+    with pytest.raises(InputError, match="entity_twinz.*known: .*entity_twins"):
+        load_config(bad)
+    bad.write_text("synthesize:\n  generators:\n    standalone_clear: {post_shares: 0.5}\n")
+    with pytest.raises(InputError, match="standalone_clear.*post_shares"):
+        load_config(bad)
+    good = tmp_path / "good.yaml"
+    good.write_text("synthesize:\n  generators:\n    standalone_clear: {post_share: 0.0}\n    entity_twins: {enabled: false}\n")
+    config = load_config(good).synthesize
+    assert config.generators["standalone_clear"].options() == {"post_share": 0.0}
+    assert config.generators["followup_twins"].enabled, "a name left out keeps its defaults"
+    assert config.generators["standalone_clear"].rate == 0.6, "an option alone keeps the generator's default rate"
+    result = synthesize(ingest(None), config, 13, "demo")
+    methods = Counter(r.provenance["method"] for r in result.candidates)
+    assert not methods["entity_twins"] and methods["followup_twins"]
+    assert not any(r.setting == "post_retrieval" for r in result.candidates if r.provenance["method"] == "standalone_clear")
+    assert isinstance(BuildConfig().synthesize.generators["passage_twins"].rate, float)

@@ -158,3 +158,27 @@ def test_self_contained_features_tell_a_generic_kind_from_a_named_thing():
     assert feature(resolved, "generic_heads_unresolved") == 0
     assert feature(rec("annual fee?"), "fragment") == 1 and feature(named, "fragment") == 0
     assert feature(resolved, "stems_in_history_frac") > feature(rec("Is the river important?", ["hi"]), "stems_in_history_frac")
+
+
+def test_threshold_is_the_best_validation_f1_nearest_one_half_on_ties():
+    from builder.train.baseline import choose_threshold
+
+    gold = np.array([True, True, False, False])
+    # every threshold in (0.2, 0.41] splits the labels perfectly; 0.4 is the one nearest 0.5
+    assert choose_threshold(gold, np.array([0.45, 0.41, 0.2, 0.1])) == 0.4
+    # only a low threshold catches the second positive without the negative at 0.3
+    assert choose_threshold(gold, np.array([0.9, 0.15, 0.12, 0.05])) == 0.15
+    # no positives: F1 undefined everywhere, so 0.5
+    assert choose_threshold(np.array([False, False]), np.array([0.9, 0.1])) == 0.5
+
+
+def test_saved_model_carries_the_validation_threshold(hand_release, tmp_path):
+    from builder.train.baseline import THRESHOLDS
+
+    meta = train_baseline(hand_release, tmp_path / "m", embedder="tfidf", log=lambda _: None)
+    assert meta["threshold"] in THRESHOLDS
+    predictor = BaselinePredictor.load(tmp_path / "m")
+    assert predictor.threshold == meta["threshold"]
+    test = load_release(hand_release)["test"]
+    probs = predictor.probabilities(test)
+    assert [p.needs_clarification for p in predictor.predict(test)] == [bool(p >= meta["threshold"]) for p in probs]

@@ -124,3 +124,22 @@ def tiny_llama(out: Path, texts: list[str], vocab_size: int = 400, seed: int = 0
     model.save_pretrained(out)
     fast.save_pretrained(out)
     return out
+
+
+def tiny_bert(out: Path, texts: list[str], seed: int = 0) -> Path:
+    """A random 2-layer BERT with a word-level vocabulary from `texts`; saved to `out` (nothing downloaded)."""
+    import re
+
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    words = sorted({w for t in texts for w in re.findall(r"\w+|[^\w\s]", t.lower())})
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(out / "vocab.txt"))
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=512, num_labels=2)
+    BertForSequenceClassification(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out

@@ -57,6 +57,7 @@ ARROW_SCHEMA = pa.schema(
                     ("turn", pa.int32()),
                     ("history_source", pa.struct([("conversation_id", _STR), ("turns", pa.int32())])),
                     ("document_sources", pa.list_(_STR)),
+                    ("retrieval", pa.struct([("method", _STR), ("k", pa.int32()), ("query", _STR)])),
                     ("method", _STR),
                     ("method_version", _STR),
                     ("seed", pa.int64()),
@@ -76,7 +77,7 @@ class ReleaseError(InputError):
 # Parquet gives every struct key to every row: an absent key reads back as null. The writer fills the optional
 # keys itself, so what is written, read back and described by the schema is one shape.
 _OPTIONAL_TOP = {"resolution": None, "pair_id": None, "clarification_pattern": None}
-_OPTIONAL_PROVENANCE = {"history_source": None, "prompt": None}
+_OPTIONAL_PROVENANCE = {"history_source": None, "retrieval": None, "prompt": None}
 
 
 def published(record: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
     options = list(options or [])
     possible = []
     for pattern in ("hedge", "list", "open"):
-        if kind not in templates()[pattern]:
+        if kind not in templates().get(pattern, {}):
             continue
         if pattern == "hedge" and len(options) < 2 and "topic" not in slots:
             continue
@@ -42,5 +42,10 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
     template = rng.choice(templates()[pattern][kind])
     shown = options[:3] if pattern == "hedge" else options
     conj = "and" if "like" in template or "such as" in template or "example" in template else "or"
-    text = template.format(options=join_options(shown, conj) if shown else "", **slots)
+    text = template.format(
+        options=join_options(shown, conj) if shown else "",
+        listed=", ".join(shown),  # 'Are you asking about A, B, or something else?'
+        numbered=", ".join(f"{i}) {o}" for i, o in enumerate(shown, start=1)),  # 'such as: 1) A, 2) B'
+        **slots,
+    )
     return text, pattern

@@ -15,7 +15,8 @@ from typing import Any, Sequence
 from builder.conversation import Passage
 from builder.llm import EngineConfig, RequestSpec, Result, RunStats, estimate, load_prompt, run_requests
 from builder.record import POSITIVE_CATEGORIES, Record, clear_target
-from builder.synthesize.generators import Rejection, TurnContext, donor_history
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext, donor_history, pair_id
 
 PATTERNS = ("hedge", "list", "open")
 AMBIGUOUS_KINDS = ("underspecified_entity", "unresolved_reference", "missing_parameter", "multiple_interpretations")
@@ -55,10 +56,6 @@ def _prompt_info(*names: str) -> dict[str, str]:
 
 def _method_version(*names: str) -> str:
     return "+".join(f"{n}@{load_prompt(n).version}" for n in names)
-
-
-def _pair_id(ctx: TurnContext, method: str) -> str:
-    return "pair-" + hashlib.sha256(f"{ctx.conv.id}|{ctx.turn}|{method}".encode()).hexdigest()[:12]
 
 
 def _sampled(ctx: TurnContext, name: str, rate: float) -> bool:
@@ -141,7 +138,7 @@ def ambiguate(contexts: Sequence[TurnContext], settings: LLMSettings, engine: En
             domain=job.ctx.conv.domain, setting="pre_retrieval", history=job.history, query=query, documents=[],
             needs_clarification=True, category=category, interpretations=list(out["interpretations"]),
             target={"clarification": question}, provenance=prov, resolution=None,
-            pair_id=_pair_id(job.ctx, method), clarification_pattern=res.value["pattern"],
+            pair_id=pair_id(job.ctx, method), clarification_pattern=res.value["pattern"],
         ))
     return records, rejected
 

@@ -55,12 +55,22 @@ def _content_stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if w.lower() not in stops and len(w) > 1)
 
 
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "will", "would", "could", "should", "might", "may",
+                 "must", "can", "seem", "seems", "appear", "appears", "exist", "exists", "'s", "isn't", "aren't",
+                 "wasn't", "weren't"})
+
+
 def has_anaphor(text: str) -> str | None:
-    """The first anaphoric word of the query ("it", "this", ...), if any."""
+    """The first anaphoric word of the query ("it", "this", ...), if any. An existential 'there'
+    ('Is there a minimum?', 'there are fees') refers to nothing and is skipped."""
     ana = anaphora()
-    for w in words(text):
-        if w.lower() in ana:
-            return w.lower()
+    ws = [w.lower() for w in words(text)]
+    for i, w in enumerate(ws):
+        if w not in ana:
+            continue
+        if w == "there" and ((i + 1 < len(ws) and ws[i + 1] in _BE) or (i > 0 and ws[i - 1] in _BE)):
+            continue
+        return w
     return None
 
 
@@ -97,6 +107,12 @@ def head_of(entity: str) -> str | None:
 
 def plural(head: str) -> str:
     return lexicon()["heads"].get(head, head + "s")
+
+
+def kind_word(head: str) -> str:
+    """How a kind is written: 'clinic', but 'SDK' (from its plural 'SDKs')."""
+    many = plural(head)
+    return many[:-1] if many != many.lower() and many.endswith("s") and " " not in many else head
 
 
 _CAP_SPAN = re.compile(
@@ -326,3 +342,186 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
         end += 2
     out = text[:start] + replacement + text[end:]
     return out[0].upper() + out[1:] if start == 0 else out
+
+
+# --- kinds of things ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _singular_of() -> dict[str, str]:
+    return {plural_.lower(): head for head, plural_ in lexicon()["heads"].items() if " " not in plural_}
+
+
+@lru_cache(maxsize=1)
+def kind_lexicon() -> dict[str, str]:
+    """Names whose kind their words do not say ('NASA' -> agency), written from general knowledge."""
+    return {str(name).lower(): kind for kind, names in lexicon()["kinds"].items() for name in names}
+
+
+@lru_cache(maxsize=1)
+def lexicon_names() -> dict[str, list[str]]:
+    """kind -> the kind lexicon's names, as written there."""
+    return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
+
+
+def singular(word: str) -> str | None:
+    """The head noun a (possibly plural) word names, if it is one ('clinics' -> 'clinic')."""
+    low = word.lower()
+    heads = lexicon()["heads"]
+    if low in heads:
+        return low
+    return _singular_of().get(low) or (stem(low) if stem(low) in heads else None)
+
+
+@lru_cache(maxsize=1 << 14)
+def _kind_patterns(name: str) -> tuple[tuple[re.Pattern, int], ...]:
+    n = re.escape(name)
+    window = r"((?:[A-Za-z][\w\-]*\s+){0,3}[a-z]+)"
+    return (
+        (re.compile(rf"\b{n}(?:\s*\([^)]*\))?(?:,|\s+(?:is|was|are|were))\s+(?:a|an|the|one of the)\s+{window}"), 2),
+        (re.compile(rf"\bthe\s+([a-z]+)\s+(?:called\s+|named\s+)?{n}\b"), 2),
+        (re.compile(rf"\bthe\s+(state|city|province|county|town|village|kingdom|island|country)\s+of\s+{n}\b"), 2),
+        (re.compile(rf"\b{n}\s*\(([a-z]+)[^)]*\)"), 2),  # a disambiguated title: 'Grenade (song)'
+        (re.compile(rf"\b{n}\s+([a-z]+)\b"), 1),  # 'the NodeSync service'; counts only when seen twice
+    )
+
+
+def _first_kind(phrase: str) -> str | None:
+    found = None
+    for k in (singular(w) for w in phrase.split()):  # the last of the first run of kind nouns: 'a bank account'
+        if k:
+            found = k
+        elif found:
+            break
+    return found
+
+
+def kind_in_text(name: str, texts: list[str]) -> str | None:
+    """The kind the texts give a name: 'Lake Tahoe is a large freshwater lake', 'the state of Maine',
+    'Grenade (song)', 'the NodeSync service' (twice). The best-supported kind wins."""
+    score: dict[str, int] = {}
+    for text in texts:
+        if name not in text:
+            continue
+        for pattern, weight in _kind_patterns(name):
+            for m in pattern.finditer(text):
+                kind = _first_kind(next(g for g in m.groups() if g))
+                if kind:
+                    score[kind] = score.get(kind, 0) + weight
+    best = sorted(score.items(), key=lambda kv: -kv[1])
+    return best[0][0] if best and best[0][1] >= 2 else None
+
+
+def kind_of(name: str, texts: list[str] = ()) -> str | None:
+    """A named thing's kind: from its own words ('Penobscot River'), the kind lexicon, or how the texts
+    describe it."""
+    return head_of(name) or kind_lexicon().get(name.lower()) or kind_lexicon().get(clean_name(name).lower()) or (
+        kind_in_text(name, list(texts)) if texts else None)
+
+
+def clean_name(name: str) -> str:
+    """'IBM Cloud's' -> 'IBM Cloud'; 'the Byzantine Empire' -> 'Byzantine Empire'."""
+    name = re.sub(r"(?:'s|’s)$", "", name.strip())
+    name = re.sub(r"^\S+(?:'s|’s)\s+(?=\S)", "", name)  # "IBM’s Immutable Object Storage" -> "Immutable Object Storage"
+    return re.sub(r"(?i)^(?:the|a|an)\s+", "", name).strip()
+
+
+def is_name(name: str, kind: str | None) -> bool:
+    """A named thing, not the bare kind or a clause: 'Roman Empire' yes; 'Empire', 'Keys table' no."""
+    toks = words(name)
+    if not 0 < len(toks) <= 6 or not any(t[:1].isupper() or t[:1].isdigit() for t in toks):
+        return False
+    first = toks[0].lower()
+    if first in stopwords() or first in lexicon()["wh_words"] or first in lexicon()["verbs"] or all(t.isdigit() for t in toks):
+        return False
+    last = toks[-1].lower()
+    if kind and last != kind and singular(last) == kind and plural(kind).lower() != kind:
+        return False  # 'Southern states', '401k accounts': a group, not one thing to pick
+    rest = [t for t in toks if not (kind and singular(t) == kind) and t.lower() not in stopwords()]
+    # Something besides the kind noun must be a name: 'Lite plan', '401k plan'; not '300 state'.
+    return any(t[:1].isupper() or (t[:1].isdigit() and any(ch.isalpha() for ch in t)) for t in rest)
+
+
+def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
+    """Names of things of `kind` in a text, each once ('IRA account' and 'IRA accounts' are one)."""
+    out: list[str] = []
+    for e in entities(_plain(text)):
+        name = clean_name(e.text)
+        if not is_name(name, kind) or kind_of(name, [text, *describe]) != kind:
+            continue
+        if not any(same_thing(name, o) for o in out):
+            out.append(name)
+    return out
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account'), but not a thing and
+    something named after it ('Berlin' / 'Berlin Wall')."""
+    ga, gb = _alias_group(a), _alias_group(b)
+    if ga is not None or gb is not None:
+        if ga == gb:
+            return True
+    sa, sb = content_stems(a), content_stems(b)
+    if not sa or not sb:
+        return False
+    if sa == sb:
+        return True
+    ka, kb = _alias_key(a), _alias_key(b)
+    if len(ka) >= 3 and ka == kb:
+        return True
+    if not (sa < sb or sb < sa):
+        return False
+    short, long_, extra = (a, b, sb - sa) if sa < sb else (b, a, sa - sb)
+    vendor = {stem(w) for w in words(long_) if w.isupper() and len(w) > 1}  # 'IBM Cloud X' is 'Cloud X'
+    kind = kind_of(clean_name(short))
+    extra = extra - vendor
+    return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+
+
+@lru_cache(maxsize=1)
+def _alias_groups() -> dict[str, int]:
+    return {clean_name(str(n)).lower(): i for i, group in enumerate(lexicon().get("aliases", [])) for n in group}
+
+
+def _alias_group(name: str) -> int | None:
+    return _alias_groups().get(clean_name(name).lower())
+
+
+def _alias_key(name: str) -> str:
+    return re.sub(r"[^a-z]", "", name.lower().split("-")[0])
+
+
+def names_in(text: str) -> list[str]:
+    """The distinct named things of a text, whatever their kind."""
+    out: list[str] = []
+    for e in entities(_plain(text)):
+        name = clean_name(e.text)
+        if is_name(name, head_of(name)) and not any(same_thing(name, o) for o in out):
+            out.append(name)
+    return out
+
+
+_REQUEST_OPENERS = frozenset({"tell", "explain", "describe", "list", "give", "show", "name", "compare", "define",
+                              "summarize", "help", "find", "recommend", "suggest"})
+
+
+def is_question(text: str) -> bool:
+    """A question or a request someone would type: 'Does ...?', 'Tell me about ...'."""
+    ws = [w.lower() for w in words(text)]
+    if not ws:
+        return False
+    return text.rstrip().endswith("?") or ws[0] in lexicon()["wh_words"] or ws[0] in _SUBJECT_BEFORE or ws[0] in _REQUEST_OPENERS
+
+
+def _plain(text: str) -> str:
+    """'IBM Cloud® Kubernetes Service' is one name."""
+    return text.replace("®", "").replace("™", "")
+
+
+def substitute(text: str, phrase: str, name: str) -> str | None:
+    """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay."""
+    m = re.search(r"(?i)(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
+    if not m:
+        return None
+    out = text[: m.start()] + name + text[m.end() :]
+    return out[0].upper() + out[1:]

@@ -108,8 +108,13 @@ def load_splits(release: Path) -> dict[str, list[dict]]:
 
 
 def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int = 13,
-                   log=print) -> dict[str, Any]:
-    """Train, select on validation, evaluate on test, save. Returns the metadata written."""
+                   log=print, encoder: bool = False, encoder_settings: Any = None,
+                   encoder_base: str | None = None) -> dict[str, Any]:
+    """Train, select on validation, evaluate on test, save. Returns the metadata written.
+
+    With `encoder`, a fine-tuned MiniLM cross-encoder (builder.train.encoder) is one more candidate;
+    it is kept only if it beats the scikit-learn models on validation accuracy.
+    """
     from threadpoolctl import threadpool_limits
 
     start = time.perf_counter()
@@ -140,16 +145,31 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         log(f"  {name:<14} validation accuracy {acc:.4f}")
         if acc > best_acc:
             best_name, best_model, best_acc = name, model, acc
+    encoder_summary, chosen = None, best_model
+    if encoder:
+        encoder_summary, chosen, best_name = _encoder_candidate(train, val, Path(out), encoder_settings, encoder_base,
+                                                                best_name, best_model, best_acc, selection, log)
+
+    def proba(split: str) -> np.ndarray:
+        if best_name == ENCODER:
+            return chosen.probabilities(splits[split])
+        return best_model.predict_proba(X[split])[:, list(best_model.classes_).index(True)]
+
+    threshold = choose_threshold(_labels(val), proba("validation")) if val else 0.5
+    log(f"  threshold {threshold:.2f} (best validation F1)")
     seconds = time.perf_counter() - start
 
-    metrics = {split: _scores(splits[split], best_model.predict(X[split]) if splits[split] else np.array([]))
-               for split in ("train", "validation", "test")}
+    def predict(split: str) -> np.ndarray:
+        return proba(split) >= threshold if splits[split] else np.array([])
+
+    metrics = {split: _scores(splits[split], predict(split)) for split in ("train", "validation", "test")}
     meta = {
         "kind": KIND,
         "release": _release_info(Path(release)),
         "embedder": embed.state(),
         "embedder_note": note,
         "classifier": best_name,
+        "threshold": threshold,
         "selection": {"metric": "validation accuracy" if val else "train accuracy", "scores": selection},
         "features": names,
         "seed": seed,
@@ -158,8 +178,40 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         "metrics": metrics,
         "versions": _versions(),
     }
+    if encoder_summary is not None:
+        meta["encoder"] = encoder_summary
     save(out, best_model, embed, meta)
     return meta
+
+
+ENCODER = "cross-encoder"
+THRESHOLDS = tuple(round(0.1 + 0.05 * i, 2) for i in range(17))  # 0.10 ... 0.90
+
+
+def choose_threshold(gold: np.ndarray, probs: np.ndarray) -> float:
+    """The decision threshold with the best validation F1 (positive = needs clarification); ties: nearest 0.5."""
+    from builder.evaluate.metrics import confusion, scores
+
+    def f1(t: float) -> float:
+        return scores(confusion(list(gold), list(probs >= t)))["f1"] or 0.0
+
+    return max(THRESHOLDS, key=lambda t: (f1(t), -abs(t - 0.5)))
+
+
+def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_acc, selection, log):
+    """Fine-tune the cross-encoder; keep it (saved under out/encoder) only if it wins on validation."""
+    import shutil
+
+    from builder.train.encoder import ENCODER_DIR, EncoderClassifier, train_encoder
+
+    summary = train_encoder(train, val, out, settings, base=base, log=log)
+    selection[ENCODER] = summary["validation_accuracy"]
+    log(f"  {ENCODER:<14} validation accuracy {summary['validation_accuracy']:.4f} ({summary['stop']}, "
+        f"{summary['seconds']:.0f} s)")
+    if summary["validation_accuracy"] > best_acc:
+        return summary, EncoderClassifier(out / ENCODER_DIR, summary["settings"]), ENCODER
+    shutil.rmtree(out / ENCODER_DIR)
+    return summary, best_model, best_name
 
 
 def _texts(record: dict) -> list[str]:
@@ -222,6 +274,11 @@ class BaselinePredictor:
         if meta.get("kind") != KIND:
             raise InputError(f"{meta_path}: field 'kind' is {meta.get('kind')!r}, expected {KIND!r}")
         payload = joblib.load(path / MODEL_FILE)
+        if meta.get("classifier") == ENCODER:
+            from builder.train.encoder import ENCODER_DIR, EncoderClassifier
+
+            return cls(EncoderClassifier(path / ENCODER_DIR, meta["encoder"]["settings"]), None, meta,
+                       name=f"baseline:{path.name}")
         if meta["embedder"]["name"] == TfidfEmbedder.name:
             embed = TfidfEmbedder()
             embed.pipeline = payload["tfidf"]
@@ -233,16 +290,23 @@ class BaselinePredictor:
                                  f"which is not installed here ({err})") from None
         return cls(payload["classifier"], embed, meta, name=f"baseline:{path.name}")
 
+    @property
+    def threshold(self) -> float:
+        return float(self.meta.get("threshold", 0.5))  # models saved before thresholds were chosen: 0.5
+
     def probabilities(self, records: list[dict]) -> np.ndarray:
         if not records:
             return np.zeros(0)
+        if self.meta.get("classifier") == ENCODER:
+            return self.model.probabilities(records)
         X = feature_matrix(records, self.embed).X
         return self.model.predict_proba(X)[:, list(self.model.classes_).index(True)]
 
     def predict(self, records: list[dict]) -> list[Prediction]:
         out = []
+        threshold = self.threshold
         for record, p in zip(records, self.probabilities(records)):
-            needs = bool(p >= 0.5)
+            needs = bool(p >= threshold)
             question = template_question(record) if needs else None
             raw = dumps({"clarification": question if needs else "CLEAR"})
             out.append(Prediction(id=record["id"], needs_clarification=needs, clarification=question, raw=raw))

@@ -27,6 +27,8 @@ def baseline_command(
     out: Path = typer.Option(..., "--out", "-o", help="Model directory to write (model.joblib, metadata.json)."),
     embedder: str = typer.Option("auto", help="auto (MiniLM if installed, else TF-IDF), minilm or tfidf."),
     seed: int = typer.Option(13, help="Random seed of the classifiers."),
+    encoder: bool = typer.Option(False, "--encoder/--no-encoder", help="Also fine-tune a MiniLM cross-encoder "
+                                 "(torch, CPU, at most 13 min) as a candidate; kept only if it wins on validation."),
 ) -> None:
     """Train the scikit-learn baseline (embeddings + hand features), chosen on validation, scored on test."""
     from rich.table import Table
@@ -35,7 +37,7 @@ def baseline_command(
 
     console = _console()
     with console.status("training baseline…"):
-        meta = train_baseline(release, out, embedder=embedder, seed=seed, log=console.print)
+        meta = train_baseline(release, out, embedder=embedder, seed=seed, log=console.print, encoder=encoder)
     table = Table(title=f"baseline ({meta['classifier']}, {meta['embedder']['name']})")
     for column, justify in (("split / slice", "left"), ("n", "right"), ("accuracy", "right")):
         table.add_column(column, justify=justify)

@@ -14,6 +14,8 @@ from typing import Any, Callable
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from builder.train.resolve import RESOLVE_FEATURES, resolvability
+
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 PRONOUNS = frozenset(
     "it its itself they them their theirs themselves he him his she her hers one ones there".split()
@@ -90,6 +92,7 @@ HAND_FEATURES = (
     "stems_in_last_turns_frac",
     "stems_in_best_turn_frac",
     "stems_in_documents_frac",
+    *RESOLVE_FEATURES,
 )
 
 SIM_FEATURES = (
@@ -151,6 +154,7 @@ def hand_features(record: dict[str, Any]) -> list[float]:
         float(len(title_heads)),
         *_self_contained(query, hist_text, doc_text),
         *_stem_overlap(query, [t["content"] for t in history], doc_text),
+        *resolvability(record),
     ]
 
 

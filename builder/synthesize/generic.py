@@ -1,0 +1,87 @@
+"""Making a standalone query generic ('the Penobscot River' -> 'the river' or 'it'), shared by the
+generators that build a referent-less query and then decide what resolves it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from builder.conversation import Passage
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext
+
+
+@dataclass
+class Generalized:
+    entity: tx.Entity
+    query: str  # the standalone query with the entity made generic
+    generic: str  # what replaced it: "the river" or a pronoun
+    category: str  # underspecified_entity (generic noun) or unresolved_reference (pronoun)
+    standalone: str = ""  # the human standalone query the entity was taken from
+
+
+def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
+    """Make the standalone query's key entity generic: 'the Penobscot River' -> 'the river', else -> 'it'."""
+    passages = ctx.relevant_passages()
+    entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
+    if entity is None:
+        return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+    if "®" in entity.text or "™" in entity.text:
+        return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
+    if entity.head:
+        generic, category = tx.generic_phrase(entity), "underspecified_entity"
+    elif not tx.is_name(tx.clean_name(entity.text), None):
+        # 'how it opens and closes' is no thing a pronoun can stand for; swapping it breaks the question.
+        return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)
+    elif tx.modifies_noun(ctx.standalone, entity):
+        return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
+    else:
+        generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
+    query = tx.replace_entity(ctx.standalone, entity, generic)
+    first = tx.words(ctx.standalone)[:1]
+    if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
+        return ctx.reject(method, f"generalizing '{entity.text}' would swallow '{first[0]}'", ctx.standalone)
+    if query == ctx.standalone or tx.mentions_any(query, entity.text) and not entity.head:
+        return ctx.reject(method, f"could not generalize '{entity.text}'", ctx.standalone)
+    if len(tx.content_stems(query) - {entity.head}) < (1 if entity.head else 2):
+        # 'Could you explain what it is?' fits every conversation and would tie them all into one split group.
+        return ctx.reject(method, f"too little left after removing '{entity.text}'", ctx.standalone)
+    return Generalized(entity, query, generic, category, ctx.standalone)
+
+
+def with_referent(g: Generalized, name: str) -> str:
+    """The generic query read with another referent: the standalone query naming `name` in the entity's place."""
+    s, e = g.standalone, g.entity
+    out = s[: e.start] + name + s[e.end :]
+    return out[0].upper() + out[1:]
+
+
+def distinct(names: list[str]) -> list[str]:
+    """Drop names that repeat another one ('Covid' after 'COVID-19')."""
+    out: list[str] = []
+    for name in names:
+        if not any(tx.mentions_any(name, o) or tx.mentions_any(o, name) for o in out):
+            out.append(name)
+    return out
+
+
+def about(passage: Passage, phrase: str) -> bool:
+    return tx.mentions(passage.title + "\n" + passage.text, phrase)
+
+
+def title_name(title: str) -> str:
+    """'Yale University - Admissions | Wiki' -> 'Yale University'."""
+    return re.split(r"\s+[-|:–]\s+|\s*\|\s*", title.strip())[0].strip()
+
+
+def good_name(name: str) -> bool:
+    """A rival reading must be named like a thing: capitalized, short, not a clause ('How did ancient')."""
+    toks = tx.words(name)
+    return (
+        0 < len(toks) <= 6
+        and any(t[:1].isupper() for t in toks)
+        and toks[0].lower() not in tx.lexicon()["wh_words"]
+        and toks[0].lower() not in tx.stopwords()
+        and not all(t.isdigit() for t in toks)
+    )

@@ -1,0 +1,258 @@
+"""Kind references: the standalone query's named referent made a kind phrase ("the Causeway VA Clinic" ->
+"this clinic") or a pronoun, and the history prefixes that leave it open or resolve it.
+
+Shared by the generators that place such a query after a history: the turn's own conversation (a prefix with
+two or more things of the kind, or none: a positive; exactly one: the hard-negative twin) or another
+conversation of the block (a topic switch). Every reading names a candidate from the record's history or from
+the names of that kind in the block and domain; nothing is invented.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext, pair_id
+
+_COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
+_COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
+_DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|our)\s+$")
+_POSSESSOR_BEFORE = re.compile(r"(?i)(?:[’']s|\b(?:his|her|its|their|which|what|each|every|any))\s+$")
+
+
+@dataclass(frozen=True)
+class Referent:
+    name: str  # as the standalone query writes it ("Causeway VA Clinic")
+    kind: str  # "clinic"
+    plural: bool
+    entity: tx.Entity
+    standalone: str  # the human standalone query that names it
+
+
+@dataclass(frozen=True)
+class KindQuery:
+    referent: Referent
+    query: str  # the standalone query with the referent replaced
+    phrase: str  # what replaced it: "this clinic", "the clinics", "it"
+
+    def reading(self, name: str) -> str:
+        """The query read with `name` as the referent: a complete question, no placeholder."""
+        e = self.referent.entity
+        s = self.referent.standalone
+        before = s[: e.start]
+        toks = tx.words(name)
+        if len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
+            before = re.sub(r"(?i)\bthe\s+$", "", before)  # 'the Byzantine Empire' -> 'Rome', not 'the Rome'
+        article = re.search(r"(?i)\b(a|an)\s+$", before)
+        if article:  # 'an IRA' -> 'a Roth IRA' / '401k accounts'
+            plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
+            word = "" if plural_ else ("an " if name[:1].lower() in "aeiou" else "a ")
+            if article.group(1)[:1].isupper():
+                word = word.capitalize()
+            before = before[: article.start()] + word
+        out = before + name + s[e.end :]
+        return out[0].upper() + out[1:]
+
+
+def referents_of(ctx: TurnContext, method: str, need_kind: bool = True, limit: int = 2) -> list[Referent] | Rejection:
+    """The named things the human standalone query is about, with their kinds: its key entity first, then
+    other names of a known kind (at most `limit`)."""
+    if not tx.is_question(ctx.standalone):
+        return ctx.reject(method, "the standalone query is no question or request", ctx.standalone)
+    passages = ctx.relevant_passages()
+    texts = [p.title + "\n" + p.text for p in passages] + [t.text for t in ctx.conv.turns[: ctx.index]]
+    key = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
+    if key is None:
+        return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+    out: list[Referent] = []
+    first: Rejection | None = None
+    for entity in [key] + [e for e in tx.entities(ctx.standalone) if e.end <= key.start or e.start >= key.end]:
+        got = _referent(ctx, method, entity, texts, need_kind)
+        if isinstance(got, Rejection):
+            first = first or got
+        elif not any(tx.same_thing(got.name, o.name) for o in out):
+            out.append(got)
+        if len(out) >= limit:
+            break
+    return out or first
+
+
+def referent_of(ctx: TurnContext, method: str, need_kind: bool = True) -> Referent | Rejection:
+    """The key named thing of the human standalone query, with its kind."""
+    got = referents_of(ctx, method, need_kind, limit=1)
+    return got if isinstance(got, Rejection) else got[0]
+
+
+def _referent(ctx: TurnContext, method: str, entity: tx.Entity, texts: list[str], need_kind: bool) -> Referent | Rejection:
+    if entity.text.endswith(("'s", "’s")):  # the possessive stays in the query: "this clinic's hours"
+        entity = tx.Entity(entity.text[:-2], entity.head, entity.start, entity.end - 2)
+    name = entity.text
+    kind = tx.kind_of(tx.clean_name(name), texts) or ("" if not need_kind else None)
+    if kind is None:
+        return ctx.reject(method, f"no kind known for '{name}'", ctx.standalone)
+    if not tx.is_name(tx.clean_name(name), kind or None):
+        return ctx.reject(method, f"'{name}' is no name of a {kind or 'thing'}", ctx.standalone)
+    if "®" in name or "™" in name:
+        return ctx.reject(method, f"'{name}' is a trademark string", ctx.standalone)
+    if _COORDINATION.match(ctx.standalone[entity.end :]) or _COORDINATED_BEFORE.search(ctx.standalone[: entity.start]):
+        # 'differences between the market and X': swapping one member of a list breaks the question.
+        return ctx.reject(method, f"'{name}' is one of a list; a kind phrase there breaks the question", ctx.standalone)
+    last = tx.words(name)[-1].lower()
+    plural = last != kind and tx.singular(last) == kind and last.endswith("s") and kind != tx.plural(kind)
+    return Referent(name, kind, plural, entity, ctx.standalone)
+
+
+def kind_phrase(ref: Referent, rng_value: float) -> str:
+    """'the clinic' / 'this clinic' / 'that clinic' (plural: 'the clinics' / 'these clinics')."""
+    noun = tx.plural(ref.kind) if ref.plural else tx.kind_word(ref.kind)
+    if rng_value < 0.5:
+        det = "the"
+    elif rng_value < 0.85:
+        det = "these" if ref.plural else "this"
+    else:
+        det = "those" if ref.plural else "that"
+    return f"{det} {noun}"
+
+
+def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool = False, slot: int = 0
+                    ) -> KindQuery | Rejection:
+    """Replace the referent with a kind phrase (or a pronoun), keeping the question grammatical."""
+    e = ref.entity
+    s = ref.standalone
+    before = tx.words(s[: e.start])
+    prev = before[-1] if before else ""
+    if s[: e.start].rstrip().endswith("(") or s[e.end :].lstrip().startswith(")"):
+        return ctx.reject(method, f"'{e.text}' is an aside in brackets", s)
+    modifier = prev[:1].isupper() and ((prev.isupper() and len(prev) > 1) or prev.lower() not in tx.stopwords())
+    if modifier and not prev.endswith(("'s", "’s")):
+        # 'the US Civil War': a kind phrase after a modifier reads 'the US this war'.
+        return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
+    if pronoun:
+        if tx.modifies_noun(s, e):
+            return ctx.reject(method, f"'{e.text}' modifies a noun; a pronoun there is ungrammatical", s)
+        phrase = tx.pronoun_for(s, e)
+        query = tx.replace_entity(s, e, phrase)
+    else:
+        phrase = kind_phrase(ref, _phrase_value(ctx, slot))
+        start, end = e.start, e.end
+        det = _DETERMINER_BEFORE.search(s[:start])
+        rep = phrase
+        if det:
+            start = det.start()
+        elif _POSSESSOR_BEFORE.search(s[:start]):
+            rep = phrase.split(" ", 1)[1]  # "NASA's this mission" -> "NASA's mission"
+        query = s[:start] + rep + s[end:]
+        query = query[0].upper() + query[1:] if start == 0 else query
+    if tx.mentions(query, tx.clean_name(e.text)):
+        return ctx.reject(method, f"could not remove '{e.text}'", s)
+    if query == s or len(tx.content_stems(query) - {ref.kind} - tx.anaphora()) < 1:
+        return ctx.reject(method, f"too little left after removing '{e.text}'", s)
+    if re.search(r"(?i)\b(?:the|a|an|this|that)\s+(?:the|a|an|this|that|these|those)\b", query):
+        return ctx.reject(method, "two determiners in a row", query)
+    return KindQuery(ref, query, phrase)
+
+
+def _phrase_value(ctx: TurnContext, slot: int) -> float:
+    # One choice of phrase per turn and referent, shared by every generator that uses the kind query, so that
+    # the same words appear in the same-topic positive, its twin and the topic switch.
+    return ctx.rng("kind-phrase" if slot == 0 else f"kind-phrase|{slot}").random()
+
+
+def kind_pair(ctx: TurnContext, slot: int) -> str:
+    """The pair of one kind query: same-topic positive, its twin and the topic switch share it."""
+    return pair_id(ctx, "kind_reference" if slot == 0 else f"kind_reference|{slot}")
+
+
+def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]) -> list[str]:
+    """The distinct names of things of the referent's kind that a history mentions, the referent included
+    when the history names it."""
+    names: list[str] = []
+    for h in history:
+        for name in tx.named_of_kind(h["content"], ref.kind, describe):
+            if not any(tx.same_thing(name, o) for o in names):
+                names.append(name)
+    text = "\n".join(h["content"] for h in history)
+    own = tx.clean_name(ref.name)
+    if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
+        names.append(own)
+    return _short_forms_merged(names)
+
+
+def _short_forms_merged(names: list[str]) -> list[str]:
+    """In one conversation a shorter name inside a longer one is its short form ('Object Storage' of
+    'Immutable Object Storage', 'Civil War' of 'American Civil War'): one candidate, the longer name."""
+    stems = [tx.content_stems(n) for n in names]
+    return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
+
+
+def mentions_referent(history: list[dict[str, str]], ref: Referent, others: list[str] = ()) -> bool:
+    """A distinctive word of the referent's name in the history ('Causeway' of 'Causeway VA Clinic'). Words it
+    shares with other names of its kind ('VA', 'IBM') and acronyms of a whole organisation do not single it out:
+    a talk about the VA leaves 'this clinic' open."""
+    name = tx.clean_name(ref.name)
+    own = tx.content_stems(name) - {ref.kind}
+    shared = {s for other in others if not tx.same_thing(other, name) for s in tx.content_stems(other)}
+    acronyms = {tx.stem(w) for w in tx.words(name) if w.isupper() and len(tx.words(name)) > 1}
+    distinctive = (own - shared - acronyms) or own
+    return bool(distinctive & tx.content_stems("\n".join(h["content"] for h in history)))
+
+
+def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:
+    """Names of the referent's kind from the block, then the domain: readings for an open kind phrase."""
+    return pool_of_kind(ctx, ref.kind, limit)
+
+
+def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
+    """Names of a kind asked about in the block, then in the domain, then from the kind lexicon."""
+    out: list[str] = []
+    sources = [ctx.block_names, ctx.domain_names]
+    if sum(len(s.get(kind, [])) for s in sources) < 2:
+        sources.append(tx.lexicon_names())  # general knowledge only when the data has too few of the kind
+    for source in sources:
+        for name in source.get(kind, []):
+            if len(out) >= limit:
+                return out
+            if not any(tx.same_thing(name, o) for o in out):
+                out.append(name)
+    return out
+
+
+def describe_texts(ctx: TurnContext) -> list[str]:
+    """Texts that may say what kind a name is: the turn's passages."""
+    return [p.title + "\n" + p.text for p in ctx.passages]
+
+
+def own_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
+    """Non-empty prefixes of the turn's own history that end before a user turn, longest first."""
+    cuts = [i for i in ctx.conv.user_turn_indices() if 0 < i <= ctx.index]
+    return [(cut, ctx.history[:cut]) for cut in sorted(cuts, reverse=True)]
+
+
+_PLURAL_PRONOUNS = frozenset({"they", "them", "their"})
+
+
+def agrees(pronoun: str, names: list[str]) -> bool:
+    """A plural pronoun needs plural candidates and a singular one singular candidates."""
+    plural_ = pronoun in _PLURAL_PRONOUNS
+    return all((tx.words(n)[-1].lower().endswith("s") and len(tx.words(n)) > 1) == plural_ for n in names) if plural_ else \
+        not any(tx.words(n)[-1].lower().endswith("s") and tx.singular(tx.words(n)[-1]) for n in names)
+
+
+def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]:
+    """Two or more things of one kind that an exchange names, none singled out by its user turn: what a
+    pronoun right after it could mean ('the query runtime chart' and 'the throughput chart'). [] when none."""
+    if not exchange:
+        return []
+    text = "\n".join(h["content"] for h in exchange)
+    by_kind: dict[str, list[str]] = {}
+    for name in tx.names_in(text):
+        k = tx.kind_of(name, [text])
+        if k and (kind is None or k == kind):
+            by_kind.setdefault(k, []).append(name)
+    user = exchange[0]["content"]
+    for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
+            return names
+    return []

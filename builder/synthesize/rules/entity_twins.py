@@ -1,0 +1,88 @@
+"""'... the Penobscot River ...' -> '... the river ...': open after an unrelated history, resolved by its own."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import (
+    TurnContext, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
+    unrelated_contexts,
+)
+from builder.synthesize.generic import generalize, with_referent
+
+
+@register
+class EntityTwins:
+    """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
+    resolved after the turn's own history when that history names the entity."""
+
+    name = "entity_twins"
+    version = "5"
+    describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
+                "switch positive after another conversation's history (or none), read with other things of that kind "
+                "asked about in the block; a hard negative after the turn's own history that names the entity.")
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        got = generalize(ctx, method)
+        if isinstance(got, Rejection):
+            yield got
+            return
+        entity, generic = got.entity, got.query
+        if re.search(r"(?i)\b(?:second|first|third|free|new|old|own|same|other|another|each|every|any|some|no|current|"
+                     r"existing|personal|main|separate|single)\s+the\b", generic):
+            yield ctx.reject(method, f"an adjective before '{got.generic}' breaks the question", generic)
+            return
+        rng = ctx.rng(method)
+        pair = pair_id(ctx, method)
+        options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
+
+        def resolves(text: str) -> bool:
+            return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
+
+        # After an unrelated history and after none: two contexts in which the generic words stay open.
+        for stitched, source in unrelated_contexts(ctx, rng, resolves):
+            topic = topic_of(stitched)
+            if entity.head:
+                if not options:
+                    yield ctx.reject(method, f"no other {entity.head} in the block to read the query with", generic)
+                    continue
+                shown = [entity.text] + options[:6]
+                rng.shuffle(shown)
+                question, pattern = clarification("entity", rng, options=shown, head=entity.head, heads=tx.plural(entity.head))
+                second = with_referent(got, options[0])
+            else:
+                # A pronoun read with whatever the stitched history is about makes nonsense readings
+                # ('hydrogen on the Costa-Hawkins Act'); pronouns are pronoun_reference's, with real rivals.
+                yield ctx.reject(method, f"no thing of the same kind to read '{got.generic}' with", generic)
+                continue
+            yield Record(
+                domain=ctx.conv.domain,
+                setting="pre_retrieval",
+                history=stitched,
+                query=generic,
+                documents=[],
+                needs_clarification=True,
+                category=got.category,
+                interpretations=[ctx.standalone, second],
+                target={"clarification": question},
+                clarification_pattern=pattern,
+                pair_id=pair,
+                provenance=ctx.provenance(method, version, history_source=source),
+            )
+        own = ctx.history
+        if not own:
+            return
+        where = resolving_turn(own, entity.text)
+        rivals = [o for o in options if tx.mentions(history_text(own), o)]
+        if where is None:
+            yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
+        elif rivals and entity.head:
+            yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
+        else:
+            yield resolved_by_history(ctx, generic, where, entity.text, ctx.standalone, pair, method, version)

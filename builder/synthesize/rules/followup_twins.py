@@ -1,0 +1,110 @@
+"""MTRAG follow-ups that lean on their history: a hard negative in context, a positive after another history."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import (
+    TurnContext, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
+)
+
+
+def _fuzzy_names(query: str, referent: str) -> bool:
+    """A misspelled mention still names the referent ('Carollina')."""
+    from rapidfuzz import fuzz
+
+    have = [w.lower() for w in tx.words(query) if len(w) > 3]
+    need = [w.lower() for w in tx.words(referent) if w.lower() not in tx.stopwords() and len(w) > 3]
+    return any(fuzz.ratio(n, h) >= 85 for n in need for h in have)
+
+
+@register
+class FollowupTwins:
+    """MTRAG follow-ups that lean on the history: the turn in context is a hard negative; the same
+    words stitched after an unrelated (or empty) history need clarification."""
+
+    name = "followup_twins"
+    version = "5"
+    describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
+                "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
+                "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
+                "positive whose readings are the rewrite with names of the referent's kind from the block.")
+
+    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0) -> None:
+        self.positive_share = positive_share  # share of turns that also get the stitched positives
+        self.empty_share = empty_share  # share of those that get a no-history positive too
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        if ctx.turn == 1 or not ctx.rewrite:
+            return
+        history = ctx.history
+        span = tx.added_referent(ctx.query, ctx.rewrite)
+        if not span:
+            yield ctx.reject(method, "standalone: the rewrite adds nothing to the turn")
+            return
+        referent = referent_in(span, history_text(history))
+        if not referent:
+            yield ctx.reject(method, f"referent '{span}' not found in the history")
+            return
+        anaphor = tx.has_anaphor(ctx.query)
+        fragment = tx.is_fragment(ctx.query)
+        pair = pair_id(ctx, method)
+        negative = resolved_by_history(ctx, ctx.query, resolving_turn(history, referent), referent, ctx.rewrite, pair, method, version)
+        rng = ctx.rng(method)
+        if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent):
+            yield negative
+            yield ctx.reject(method, f"query already names the referent '{referent}'")
+            return
+        yield negative
+        if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
+            # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
+            yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
+            return
+        if rng.random() >= self.positive_share:
+            return
+        extra = tx.content_stems(ctx.rewrite) - tx.content_stems(ctx.query) - tx.content_stems(referent)
+        if len(extra) > 1:
+            # Its readings would carry what the rewrite took from the history: facts absent from the stitched record.
+            yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])})")
+            return
+        kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
+        names = [n for n in kd.pool_of_kind(ctx, kind)] if kind else []
+        readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in names) if r]
+        if not kind or len(readings) < 2:
+            yield ctx.reject(method, f"fewer than two names of the kind of '{referent}' to read the query with")
+            return
+        # The same words after an unrelated history (and after none): a topic switch that leaves them open.
+        avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
+        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share):
+            yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
+
+    def _unresolved(self, ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair) -> Record:
+        if fragment and not anaphor:
+            category = "ill_formed"
+        elif not anaphor and not tx.is_elliptical(ctx.query):
+            category = "missing_parameter"  # no pronoun: the history supplied a detail the query leaves out
+        else:
+            category = "unresolved_reference"
+        shown = names[: len(readings)]
+        rng.shuffle(shown)
+        question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(kind), heads=tx.plural(kind))
+        return Record(
+            domain=ctx.conv.domain,
+            setting="pre_retrieval",
+            history=stitched,
+            query=ctx.query,
+            documents=[],
+            needs_clarification=True,
+            category=category,
+            interpretations=readings,
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair,
+            provenance=ctx.provenance(method=self.name, version=self.version, history_source=source),
+        )

@@ -1,0 +1,80 @@
+"""A keyword fragment of the query without its entity ('annual fee?'): open alone, clear after its history."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import (
+    TurnContext, pair_id, resolved_by_history, resolving_turn, unrelated_contexts,
+)
+
+
+@register
+class FragmentTwins:
+    """A keyword fragment of the query without its entity ('annual fee?'): clear right after a history that names
+    the entity; for a share of turns, open after another conversation's history (or none)."""
+
+    name = "fragment_twins"
+    version = "4"
+    default_rate = 0.5
+    describe = ("Two keywords of the standalone rewrite without its key entity ('annual fee?'), the kind of short "
+                "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
+                "share of turns, a positive after another conversation's history or none, whose readings are the "
+                "rewrite with names of the entity's kind from the block.")
+
+    def __init__(self, positive_share: float = 0.3) -> None:
+        self.positive_share = positive_share  # fragments are at most a tenth of the positives
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        passages = ctx.relevant_passages()
+        entity = tx.key_entity(ctx.standalone, [p.title for p in passages], [p.text for p in passages])
+        own = ctx.history
+        if entity is None:
+            yield ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
+            return
+        fragment = tx.keyword_fragment(ctx.standalone, entity.text, max_words=2)
+        if not fragment:
+            yield ctx.reject(method, "nothing left after removing the entity", ctx.standalone)
+            return
+        rng = ctx.rng(method)
+        pair = pair_id(ctx, method)
+        if own:
+            where = resolving_turn(own, entity.text)
+            if where is None:
+                yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
+            else:
+                yield resolved_by_history(ctx, fragment, where, entity.text, ctx.standalone, pair, method, version)
+        if rng.random() >= self.positive_share:
+            return
+        name = tx.clean_name(entity.text)
+        kind = tx.kind_of(name, [p.title + "\n" + p.text for p in ctx.passages])
+        names = kd.pool_of_kind(ctx, kind) if kind else []
+        readings = [r for r in (tx.substitute(ctx.standalone, name, n) for n in names) if r]
+        if len(readings) < 2:
+            yield ctx.reject(method, f"fewer than two names of the kind of '{entity.text}' to read the fragment with", fragment)
+            return
+        avoid = lambda text: tx.mentions_any(text, entity.text) or bool(tx.named_of_kind(text, kind))  # noqa: E731
+        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=0.5):
+            shown = names[: len(readings)]
+            rng.shuffle(shown)
+            question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(kind), heads=tx.plural(kind))
+            yield Record(
+                domain=ctx.conv.domain,
+                setting="pre_retrieval",
+                history=stitched,
+                query=fragment,
+                documents=[],
+                needs_clarification=True,
+                category="ill_formed",
+                interpretations=readings,
+                target={"clarification": question},
+                clarification_pattern=pattern,
+                pair_id=pair,
+                provenance=ctx.provenance(method, version, history_source=source),
+            )

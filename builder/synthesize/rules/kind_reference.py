@@ -1,0 +1,144 @@
+"""Same-topic kind references: 'Does this clinic provide mental health services?' after a prefix of the turn's
+own conversation that names two or more clinics, or none (a positive), or exactly one (the hard-negative twin)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record, clear_target
+from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import TurnContext, resolving_turn
+
+
+def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
+    """A turn that names exactly one of the candidates makes that one the obvious referent."""
+    return sum(1 for n in names if tx.mentions(message, n)) == 1
+
+
+def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = ()
+             ) -> tuple[str, list[str]]:
+    """'many' (two or more things of the kind, none singled out by the last user turn), 'one', 'none'
+    (nothing of the kind and no word of the referent's name) or 'unclear'."""
+    names = kd.candidates(history, ref, describe)
+    if len(names) >= 2:
+        last_user = next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
+        return ("unclear" if singles_out(last_user, ref, names) else "many"), names
+    if len(names) == 1:
+        return "one", names
+    return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names
+
+
+def kind_positive(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, names: list[str],
+                  category: str, method: str, version: str, pair: str | None = None) -> Record:
+    """A positive whose readings and clarification name `names` (from the history, or the block's names of the kind)."""
+    rng = ctx.rng(f"{method}|clarify|{source.get('conversation_id')}|{source.get('turns')}")
+    ref = kq.referent
+    shown = list(names[:8])
+    rng.shuffle(shown)
+    question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
+                                      heads=tx.plural(ref.kind))
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=history,
+        query=kq.query,
+        documents=[],
+        needs_clarification=True,
+        category=category,
+        interpretations=[kq.reading(n) for n in names[:6]],
+        target={"clarification": question},
+        clarification_pattern=pattern,
+        pair_id=pair or kd.kind_pair(ctx, 0),
+        provenance=ctx.provenance(method, version, history_source=source),
+    )
+
+
+def kind_negative(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, name: str,
+                  method: str, version: str, pair: str | None = None) -> Record:
+    """The twin: the same words after a history that names exactly one thing of the kind."""
+    same = tx.same_thing(name, tx.clean_name(kq.referent.name))
+    resolved = kq.referent.standalone if same else kq.reading(name)
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=history,
+        query=kq.query,
+        documents=[],
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[resolved],
+        target=clear_target(),
+        resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
+                    "referent": name, "resolved_query": resolved},
+        pair_id=pair or kd.kind_pair(ctx, 0),
+        provenance=ctx.provenance(method, version, history_source=source),
+    )
+
+
+@register
+class KindReference:
+    """The human standalone query's named referent made a kind phrase ('the Causeway VA Clinic' -> 'this clinic'),
+    asked after a prefix of its own conversation."""
+
+    name = "kind_reference"
+    version = "1"
+    describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
+                "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
+                "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
+                "turn) gives a multiple_interpretations positive whose readings and clarification name them; a "
+                "prefix naming none gives an underspecified_entity positive whose readings are names of the kind "
+                "asked about in the block; a prefix naming exactly one gives the hard-negative twin, resolved by "
+                "that turn.")
+
+    def __init__(self, open_share: float = 1.0) -> None:
+        self.open_share = open_share  # share of turns whose positive may be the open (no candidate) kind
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        if ctx.turn == 1:
+            return
+        refs = kd.referents_of(ctx, self.name)
+        if isinstance(refs, Rejection):
+            yield refs
+            return
+        for slot, ref in enumerate(refs):
+            yield from self._one(ctx, ref, slot)
+
+    def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        kq = kd.make_kind_query(ctx, ref, method, slot=slot)
+        if isinstance(kq, Rejection):
+            yield kq
+            return
+        pair = kd.kind_pair(ctx, slot)
+        describe = kd.describe_texts(ctx)
+        found: dict[str, list[tuple[int, list[dict], list[str]]]] = {}
+        others = kd.pool(ctx, ref)
+        for cut, history in kd.own_prefixes(ctx):  # longest first
+            label, names = classify(history, ref, describe, others)
+            found.setdefault(label, []).append((cut, history, names))
+        source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
+        # The longest and the shortest prefix of each kind: two stitch points, two records.
+        for cut, history, names in _ends(found.get("many", [])):
+            yield kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
+        if found.get("none") and ctx.rng(f"{method}|open|{slot}").random() < self.open_share:
+            names = kd.pool(ctx, ref)
+            if len(names) < 2:
+                yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
+            for cut, history, _ in _ends(found["none"]) if len(names) >= 2 else []:
+                yield kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair)
+        if "many" not in found and "none" not in found:
+            yield ctx.reject(method, f"no prefix of the conversation leaves '{kq.phrase}' open", kq.query)
+        ones = found.get("one", [])
+        own = tx.clean_name(ref.name)
+        ones = [o for o in ones if tx.same_thing(o[2][0], own)] or ones  # a prefix naming the true referent first
+        if ones:
+            cut, history, names = ones[0]
+            yield kind_negative(ctx, kq, history, source(cut), names[0], method, version, pair)
+
+
+def _ends(found: list) -> list:
+    """The first and last of a list (once when they are the same)."""
+    return found[:1] + found[-1:] if len(found) > 1 else found

@@ -1,0 +1,67 @@
+"""Topic-switch positives: the full-sentence kind reference after another conversation's history."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import kinds as kd
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.context import TurnContext, donor_history
+from builder.synthesize.rules.kind_reference import kind_positive
+
+
+@register
+class KindSwitch:
+    """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
+
+    name = "kind_switch"
+    version = "1"
+    default_rate = 1.0
+    describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
+                "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
+                "names nothing of that kind: a topic switch, an underspecified_entity positive whose readings and "
+                "options are names of the kind asked about in the block and domain.")
+
+    def __init__(self, histories: int = 3, empty_share: float = 0.5) -> None:
+        self.histories = histories  # block-mate histories tried per turn (each gives one record)
+        self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        refs = kd.referents_of(ctx, self.name)
+        if isinstance(refs, Rejection):
+            yield refs
+            return
+        for slot, ref in enumerate(refs):
+            yield from self._one(ctx, ref, slot)
+
+    def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        kq = kd.make_kind_query(ctx, ref, method, slot=slot)
+        if isinstance(kq, Rejection):
+            yield kq
+            return
+        pair = kd.kind_pair(ctx, slot)
+
+        names = kd.pool(ctx, ref)
+
+        def resolves(text: str) -> bool:
+            history = [{"role": "user", "content": text}]
+            return bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref, names)
+
+        if len(names) < 2:
+            yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
+            return
+        rng = ctx.rng(method if slot == 0 else f"{method}|{slot}")
+        used: set[str] = set()
+        for _ in range(self.histories):
+            history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
+            if not history or source["conversation_id"] in used:
+                continue
+            used.add(source["conversation_id"])
+            yield kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair)
+        if not used:
+            yield ctx.reject(method, "no block-mate history that leaves the kind open", kq.query)
+        if rng.random() < self.empty_share:
+            yield kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
+                                method, version, pair)

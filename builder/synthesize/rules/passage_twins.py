@@ -1,0 +1,159 @@
+"""Post-retrieval: a generic query over passages about one entity (clear) or about several (ambiguous)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.conversation import Passage
+from builder.record import Record, clear_target
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import TurnContext, pair_id
+from builder.synthesize.generic import Generalized, about, distinct, generalize, good_name, title_name, with_referent
+
+Rival = tuple[str, list[Passage], TurnContext]
+
+
+@register
+class PassageTwins:
+    """Post-retrieval: 'the river' with passages about two rivers needs clarification; with passages
+    about one river it is clear."""
+
+    name = "passage_twins"
+    version = "7"
+    describe = ("The standalone rewrite made generic, with the turn's own relevant passages (a hard negative the "
+                "documents resolve) or with those plus passages of the block about another entity that answer the "
+                "same question (a positive).")
+
+    def __init__(self, both_share: float = 0.3) -> None:
+        self.both_share = both_share  # share of later turns whose hard negative is also asked in a fresh chat
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        got = generalize(ctx, method)
+        if isinstance(got, Rejection):
+            yield got
+            return
+        entity, generic = got.entity, got.query
+        mine = [p for p in ctx.relevant_passages() if about(p, entity.text)]
+        if not mine:
+            yield ctx.reject(method, f"no relevant passage mentions '{entity.text}'", generic)
+            return
+        rng = ctx.rng(method)
+        pair = pair_id(ctx, method)
+        own_docs = [p.as_document() for p in mine[:3]]
+        resolution = {
+            "source": "documents",
+            "turn_index": None,
+            "document_id": own_docs[0]["id"],
+            "referent": entity.text,
+            "resolved_query": ctx.standalone,
+        }
+        # The passages settle the generic words, with the turn's own history before them or (a share of turns, and
+        # every first turn) without one.
+        both = ctx.history and rng.random() < self.both_share
+        for history in ([[], ctx.history] if both else [ctx.history]):
+            yield Record(
+                domain=ctx.conv.domain,
+                setting="post_retrieval",
+                history=history,
+                query=generic,
+                documents=own_docs,
+                needs_clarification=False,
+                category="hard_negative",
+                interpretations=[ctx.standalone],
+                target=clear_target(),
+                resolution=dict(resolution),
+                pair_id=pair,
+                provenance=ctx.provenance(method, version, docs=[ctx.conv.id]),
+            )
+        partners = ctx.partners
+        rivals = _conversation_rivals(ctx, got, mine, partners) + _aspect_rivals(ctx, got, mine, partners)
+        rivals = [r for i, r in enumerate(rivals) if all(not tx.mentions_any(r[0], o[0]) for o in rivals[:i])]
+        if not rivals:
+            yield ctx.reject(method, "no passage in the block answers the same question about something else", generic)
+            return
+        rng.shuffle(rivals)
+        chosen = rivals[: rng.choice([1, 1, 2, 3])]
+        docs = [p.as_document() for p in mine[:2]]
+        for _, passages, _ in chosen:
+            docs.extend(p.as_document() for p in passages[:2])
+        rng.shuffle(docs)
+        names = distinct([entity.text] + [name for name, _, _ in chosen])
+        rng.shuffle(names)
+        head = entity.head or "topic"
+        question, pattern = clarification("passages", rng, options=names, head=head, heads=tx.plural(head))
+        interpretations = [ctx.standalone] + [with_referent(got, n) for n, _, _ in chosen]
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=[],
+            query=generic,
+            documents=docs,
+            needs_clarification=True,
+            category="multiple_interpretations",
+            interpretations=interpretations,
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair,
+            provenance=ctx.provenance(method, version, docs=[ctx.conv.id] + [o.conv.id for _, _, o in chosen]),
+        )
+
+
+def _conversation_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], partners: list[TurnContext]) -> list[Rival]:
+    """Other things the same conversation asked about (Roth IRA vs 401(k)), with their passages:
+    a generic question over both sets of passages has both readings."""
+    out = []
+    for other in partners:
+        if other.conv.id != ctx.conv.id:
+            continue
+        ps = other.relevant_passages()
+        e = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps])
+        if e is None or not good_name(e.text) or (got.entity.head and e.head != got.entity.head):
+            continue
+        if tx.mentions_any(e.text, got.entity.text) or tx.mentions_any(got.entity.text, e.text):
+            continue
+        theirs = [p for p in ps if p not in mine and about(p, e.text) and not about(p, got.entity.text)]
+        if theirs:
+            out.append((e.text, theirs, other))
+    return out
+
+
+def _aspect_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], partners: list[TurnContext]) -> list[Rival]:
+    """Passages in the block that answer the same generic question about something else.
+
+    'What is the speed limit in it?' is ambiguous when the passages give the speed limit of New
+    York and of California: a rival passage must contain most of the query's remaining words,
+    must not be about the entity, and must have a name (its title, or the entity its turn asked about).
+    """
+    need = tx.content_stems(got.query) - tx.content_stems(got.generic) - tx.anaphora()
+    if len(need) < 2:
+        return []
+    scored = []
+    for other in partners:
+        other_entity = None
+        for p in other.relevant_passages():
+            if p in mine or about(p, got.entity.text):
+                continue
+            have = tx.content_stems(p.title + "\n" + p.text)
+            overlap = len(need & have) / len(need)
+            if overlap < 0.75:
+                continue
+            name = title_name(p.title) if p.title else ""
+            if not name:
+                if other_entity is None:
+                    ps = other.relevant_passages()
+                    other_entity = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps]) or False
+                name = other_entity.text if other_entity else ""
+            if not name or not good_name(name) or tx.mentions_any(name, got.entity.text) or tx.mentions_any(got.entity.text, name):
+                continue
+            if not tx.mentions_any(p.title + "\n" + p.text, name):
+                continue
+            scored.append((-overlap, name, p.id, p, other))
+    scored.sort(key=lambda x: (x[0], x[1], x[2]))
+    out: list[Rival] = []
+    for _, name, _, p, other in scored:
+        if all(not tx.mentions_any(name, o[0]) and not tx.mentions_any(o[0], name) for o in out):
+            out.append((name, [p], other))
+    return out

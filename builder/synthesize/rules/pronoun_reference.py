@@ -1,0 +1,86 @@
+"""A pronoun with several candidate antecedents: 'Can you tell me about its virtualization?' right after a user
+turn that named two things; the twin after a user turn that named only the true referent."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record
+from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import TurnContext, pair_id
+from builder.synthesize.rules.kind_reference import kind_negative
+
+
+def last_user(history: list[dict[str, str]]) -> str:
+    return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
+
+
+def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The last user turn of a history and the answer after it."""
+    for i in range(len(history) - 1, -1, -1):
+        if history[i]["role"] == "user":
+            return history[i:]
+    return []
+
+
+@register
+class PronounReference:
+    name = "pronoun_reference"
+    version = "1"
+    describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
+                "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
+                "of its own conversation whose last user turn names two or more things (an unresolved_reference "
+                "positive whose readings and clarification name them), or names only the referent (the hard-negative "
+                "twin, resolved by that turn).")
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        if ctx.turn == 1:
+            return
+        ref = kd.referent_of(ctx, method, need_kind=False)
+        if isinstance(ref, Rejection):
+            yield ref
+            return
+        kq = kd.make_kind_query(ctx, ref, method, pronoun=True)
+        if isinstance(kq, Rejection):
+            yield kq
+            return
+        own = tx.clean_name(ref.name)
+        positive = negative = None
+        for cut, history in kd.own_prefixes(ctx):
+            names = tx.names_in(last_user(history))
+            rivals = kd.rivals(last_exchange(history), ref.kind) if ref.kind else []
+            if positive is None and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
+                positive = (cut, history, rivals)
+            elif negative is None and len(names) == 1 and tx.same_thing(names[0], own):
+                negative = (cut, history, names)
+        pair = pair_id(ctx, method)  # its own pair: the pronoun query is other words than the kind-phrase query
+        if positive is None:
+            yield ctx.reject(method, "no user turn of the conversation names two things the pronoun could mean", kq.query)
+        else:
+            cut, history, names = positive
+            rng = ctx.rng(method)
+            shown = names[:6]
+            rng.shuffle(shown)
+            question, pattern = clarification("referent", rng, options=shown, anaphor=kq.phrase)
+            yield Record(
+                domain=ctx.conv.domain,
+                setting="pre_retrieval",
+                history=history,
+                query=kq.query,
+                documents=[],
+                needs_clarification=True,
+                category="unresolved_reference",
+                interpretations=[kq.reading(n) for n in names[:6]],
+                target={"clarification": question},
+                clarification_pattern=pattern,
+                pair_id=pair,
+                provenance=ctx.provenance(method, version, history_source={"conversation_id": ctx.conv.id, "turns": cut}),
+            )
+        if negative is not None:
+            cut, history, names = negative
+            yield kind_negative(ctx, kq, history, {"conversation_id": ctx.conv.id, "turns": cut}, names[0], method,
+                                version, pair)

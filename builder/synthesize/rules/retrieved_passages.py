@@ -1,0 +1,700 @@
+"""Post-retrieval positives and hard negatives from passages retrieved for the generic query itself.
+
+"When was Yale University founded?" becomes "When was the university founded?". That generic query is
+run through BM25 over the pooled passages of its domain, as a RAG system would, leaving out the
+passages the original named query retrieved (they would leak the answer). The label follows from how
+many distinct entities of the kind ("university") the top-k passages cover:
+
+- two or more: `multiple_interpretations`; the clarification names them, each with a short fact from its
+  passage, and every interpretation is the generic query with one of them named;
+- exactly one, the query's own referent: a hard negative resolved by the documents;
+- otherwise the turn is rejected, with the reason.
+
+Each is asked with no history and after the turn's own history. A history that names the referent
+settles the question: over ambiguous passages that is a hard negative resolved by the history.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, ClassVar, Iterator
+
+import yaml
+
+from builder.conversation import Passage
+from builder.record import Record, clear_target
+from builder.synthesize import corpus as corpus_mod
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.clarify import join_options
+from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id
+
+# A kind noun this vague names no kind of thing ("Hamlet is a term ...").
+_VAGUE = frozenset(
+    "term word name way process part type kind form set group number list series of thing something "
+    "one member example variety lot piece version concept idea method means result "
+    # ordinals, superlatives and participles a definition can end on ('Juno is the first ...')
+    "first second third fourth last final only next biggest largest smallest oldest highest longest best most "
+    "built made known used unit".split()
+)
+_STOP_NP = frozenset(
+    "of in at on that which who whom whose from by for with and or to located based founded written "
+    "where when as between since near than but known called used made".split()
+)
+# The passages name the options, so most questions name them too (MTRAG-UN's post-retrieval references mostly do).
+_PATTERN_WEIGHTS = {"hedge": 0.6, "list": 0.2, "open": 0.2}
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    # YAML reads a bare 'no' / 'on' in lexicon.yaml as a boolean, so those stop words are added back here.
+    return frozenset(w for w in tx.stopwords() if isinstance(w, str)) | {"no", "not", "yes", "on", "off", "another", "every"}
+
+
+# Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
+_ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible important common available".split())
+# Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
+_IMPERATIVES = frozenset("select click choose visit view enter type press tap go check open navigate expand".split())
+_BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+")
+_MARKS = re.compile(r"[®™©]")
+
+
+@dataclass(frozen=True)
+class Kind:
+    noun: str  # singular, lowercase ("university")
+    plural: str
+
+    @property
+    def phrase(self) -> str:
+        return f"the {self.noun}"
+
+
+@dataclass(frozen=True)
+class Generic:
+    entity: tx.Entity
+    kind: Kind
+    query: str  # the standalone query with the entity made generic
+    article: bool = False  # the standalone query said 'the <entity>'
+    referent: str = ""  # the entity's one name ('United States' for 'USA')
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # as the passage writes it ("Yale University")
+    fact: str  # a short fact from the passage ("founded in 1701"); "" when the passage is its page
+    passage_id: str
+
+    quote: str = ""  # else the passage's own words about it that bear on the question
+
+    def shown(self) -> str:
+        if self.fact:
+            return f"{self.name}, {self.fact}"
+        return f"{self.name} (“{self.quote}”)" if self.quote else self.name
+
+
+@lru_cache(maxsize=1)
+def kind_lexicon() -> tuple[dict[str, str], dict[str, str]]:
+    """(name -> kind, alias -> one name for its group), from the shared lexicon's `kinds` and `aliases`."""
+    lex = tx.lexicon()
+    kinds = {str(n): kind for kind, names in (lex.get("kinds") or {}).items() for n in names}
+    aliases: dict[str, str] = {}
+    for group in lex.get("aliases") or []:
+        names = [str(n) for n in group]
+        head = next((n for n in names if n in kinds), names[0])
+        aliases.update({n: head for n in names if n != head})
+    return kinds, aliases
+
+
+def canonical(name: str) -> str:
+    return kind_lexicon()[1].get(name, name)
+
+
+# Lexicon names read with an article: 'the United States'.
+_THE = frozenset({"United States", "United Kingdom", "Netherlands", "Philippines", "Czech Republic"})
+
+
+@lru_cache(maxsize=None)
+def _lexicon_pattern(noun: str) -> re.Pattern | None:
+    kinds, aliases = kind_lexicon()
+    names = [n for n, k in kinds.items() if k == noun] + [a for a, n in aliases.items() if kinds.get(n) == noun]
+    if not names:
+        return None
+    # Longest first, so 'West Virginia' is not read as 'Virginia'; 'New York City' is a city, not the state.
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(r"(?<![\w.])(" + alternation + r")(?![\w]|\s+City)")
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict:
+    return yaml.safe_load((Path(__file__).parent.parent / "retrieved_templates.yaml").read_text(encoding="utf-8"))
+
+
+# --- kinds and the generic query ------------------------------------------------------------------
+
+
+def _plural(noun: str) -> str:
+    heads = tx.lexicon()["heads"]
+    if noun in heads:
+        return heads[noun]
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
+
+
+def _singular(word: str) -> str:
+    """'universities' -> 'university', 'series' -> 'series' (the lexicon's plurals first, then text.stem)."""
+    low = word.lower()
+    heads = tx.lexicon()["heads"]
+    if low in heads:
+        return low
+    plural_of = {v: k for k, v in heads.items()}
+    return plural_of.get(low) or tx.stem(low)
+
+
+def _kind_word(word: str) -> str | None:
+    """A lowercase common noun usable as a kind, singular; None for verbs, vague or odd words."""
+    if not re.fullmatch(r"[a-z][a-z\-]{2,}", word):
+        return None
+    low = _singular(word)
+    if low in _VAGUE or low in _stops() or low in tx.lexicon()["verbs"] or low.endswith(("ing", "ly", "ed")):
+        return None
+    return low
+
+
+def kind_of_name(name: str) -> str | None:
+    """The kind a name carries in its last word ('Yale University' -> 'university'), from the lexicon."""
+    if len(tx.words(name)) < 2:
+        return None
+    head = _head_word(name)
+    return head if head in tx.lexicon()["heads"] else None
+
+
+_COLLECTIVE = frozenset("series group set chain collection network family pair range number kind type form system".split())
+
+
+def defined_kind(name: str, texts: list[str]) -> str | None:
+    """The kind a passage defines a name as: 'Hamlet is a tragedy written by ...' -> 'tragedy',
+    'Red Hat OpenShift on IBM Cloud is a Kubernetes-based platform' -> 'platform',
+    'The Great Wall of China is a series of fortifications' -> 'fortification'."""
+    pattern = re.compile(
+        r"(?i:\b" + re.escape(name) + r")(?:\s+(?:on|for|in|of)(?:\s+[A-Z][\w\-]*){1,3})?(?:\s*\([^)]*\))?\s*,?\s+"
+        r"(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+([^.;:()]{3,120})"
+    )
+    for text in texts:
+        for m in pattern.finditer(_MARKS.sub("", text)):
+            words_ = m.group(1).split()
+            if len(words_) > 2 and words_[0].lower() in _COLLECTIVE and words_[1].lower() == "of":
+                words_ = words_[2:]  # 'a series of fortifications'
+            phrase = []
+            for w in words_:
+                bare = w.strip(",\"'")
+                if bare.lower() in _STOP_NP or w.endswith(","):
+                    if w.endswith(",") and bare.lower() not in _STOP_NP:
+                        phrase.append(bare)
+                    break
+                phrase.append(bare)
+            if phrase:
+                kind = _kind_word(phrase[-1])
+                if kind:
+                    return kind
+    return None
+
+
+def candidates(standalone: str, passages: list[Passage]) -> list[tx.Entity]:
+    """The query's key entity, then its other names: each can be made generic on its own."""
+    key = tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
+    out = [key] if key else []
+    for e in tx.entities(standalone):
+        if all(e.end <= o.start or e.start >= o.end for o in out):
+            out.append(e)
+    return out
+
+
+def generalize(
+    standalone: str, passages: list[Passage], more: Callable[[str], list[Passage]] = lambda name: [], entity: tx.Entity | None = None
+) -> Generic | str:
+    """The standalone query with its key entity (or `entity`) made a kind phrase, or the reason it cannot be.
+
+    The kind comes from the name ('Yale University'), else from a passage that defines it ('Hamlet is a
+    tragedy'): the turn's own passages, then `more(name)` (passages retrieved for the name itself)."""
+    entity = entity or tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
+    if entity is None:
+        return "no key entity in the standalone query"
+    if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
+        return f"'{entity.text}' is not one name"
+    noun = kind_lexicon()[0].get(canonical(entity.text)) or kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
+    if not noun:
+        noun = defined_kind(entity.text, [p.title + "\n" + p.text for p in more(entity.text)])
+    toks = tx.words(entity.text)
+    if not noun and len(toks) >= 2:
+        # A name and its kind noun ('Lite plan' -> 'plan'); a lowercase phrase only with a lexicon kind.
+        # A capitalized first word at the start of the query is no sign of a name ('Legal immigration ...').
+        named = all(t[:1].isupper() or t[:1].isdigit() for t in toks[:-1]) and standalone[: entity.start].strip() != ""
+        word = _kind_word(toks[-1])
+        said = " ".join(p.title + "\n" + p.text for p in passages)
+        # The word must be used as a noun in the turn's passages ('the plan', 'a plan'), not as a verb ('manage').
+        as_noun = bool(word) and re.search(r"(?i)\b(?:a|an|the|this|each)\s+(?:\w+\s+)?" + re.escape(toks[-1]) + r"\b", said)
+        noun = word if word and as_noun and (named or word in tx.lexicon()["heads"]) else None
+    if not noun:
+        return f"no kind noun for '{entity.text}'"
+    kind = Kind(noun, _plural(noun))
+    last = tx.words(entity.text)[-1].lower()
+    if last != noun and _singular(last) == noun:
+        return f"'{entity.text}' is plural; its readings would not agree in number"
+    if not tx.content_stems(entity.text) - {noun}:
+        return f"'{entity.text}' is the kind noun itself"
+    phrase = kind.phrase
+    before = tx.words(standalone[: entity.start])
+    if standalone[: entity.start].endswith(("-", "/")) or (len(before) > 1 and before[-1][:1].isupper()):
+        return f"'{entity.text}' is part of a longer name"
+    if re.match(r"[\d$£€]", entity.text) or standalone[: entity.start].endswith(("$", "£", "€")):
+        return f"'{entity.text}' is an amount"
+    if before and before[-1].islower() and before[-1] not in _stops() and (
+        before[-1] in _ADJECTIVES or (before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"])
+    ):
+        # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
+        return f"'{before[-1]}' modifies '{entity.text}'"
+    query = tx.replace_entity(standalone, entity, phrase)
+    if query == standalone or phrase not in query.lower() or _MARKS.search(query):
+        return f"could not generalize '{entity.text}'"
+    after = query[query.lower().find(phrase) + len(phrase):]
+    if re.match(r"\s+[A-Z]", after):
+        return f"generalizing '{entity.text}' splits a name: {query!r}"
+    if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
+        return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
+    rest = tx.content_stems(query) - {noun}
+    if tx.content_stems(entity.text) - {noun} & rest:
+        return f"the generic query still names '{entity.text}'"
+    if not rest:
+        return f"too little left after removing '{entity.text}'"
+    first = tx.words(standalone)[:1]
+    if first and first[0].lower() in _stops() and tx.words(query)[:1] != first:
+        return f"generalizing '{entity.text}' would swallow '{first[0]}'"
+    article = bool(re.search(r"(?i)\bthe\s+$", standalone[: entity.start]))
+    return Generic(entity, kind, query, article, canonical(entity.text))
+
+
+# --- entities of a kind in passages ---------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(_MARKS.sub("", text)) if s.strip()]
+
+
+def _title_entity(title: str, first_text: str, noun: str) -> str | None:
+    """The entity a titled page is about, when it is of the kind: 'Joey (TV series)', 'Yale University'."""
+    title = _MARKS.sub("", title).strip()
+    m = re.fullmatch(r"(.+?)\s*\(([^)]+)\)", title)
+    if m and _singular(tx.words(m.group(2))[-1]) == noun:
+        return m.group(1).strip() if _good_name(m.group(1).strip(), strict=False) else None
+    name = re.split(r"\s+[-|:–•]\s+|\s*\|\s*", title)[0].strip()
+    if not _good_name(name, strict=False):  # page titles are names even in sentence case ('Sickle cell disease')
+        return None
+    if _head_word(name) == noun:
+        return name
+    return name if defined_kind(name, [first_text]) == noun else None
+
+
+def _good_name(name: str, strict: bool = True) -> bool:
+    """Named like a thing: capitalized words (the kind noun may be lowercase), not a heading or clause."""
+    toks = tx.words(name)
+    inner = [t for t in toks[:-1] if t.lower() not in {"of", "the", "de", "and", "for", "&"}] if strict else []
+    return (
+        0 < len(toks) <= 6
+        and toks[0][:1].isupper()
+        and toks[0].lower() not in _stops()
+        and toks[0].lower() not in tx.lexicon()["wh_words"]
+        and not toks[0].lower().endswith("ing")
+        and all(t[:1].isupper() or t[:1].isdigit() for t in inner)
+        and not all(t.isdigit() for t in toks)
+        and not re.search(r"\s(?:and|or|&)\s|,|\.", name)
+        and not re.search(r"[a-z]{4,}[A-Z]", name)  # 'CommitteeNew York': words run together in the page
+        and not re.search(r"(?<!\bof)\s+the\s", name)  # 'Visit the NASA Eclipse' is a sentence
+        and toks[0].lower() not in tx.lexicon()["verbs"]
+        and toks[0].lower() not in _IMPERATIVES
+    )
+
+
+def _head_word(name: str) -> str:
+    """The noun a name is headed by: 'University of Michigan' -> 'university', 'Penobscot River' -> 'river'."""
+    toks = tx.words(name)
+    low = [t.lower() for t in toks]
+    if "of" in low[1:]:
+        return _singular(low[low.index("of", 1) - 1])
+    return _singular(low[-1]) if low else ""
+
+
+def _named_in_text(sentence: str, kind: Kind) -> list[str]:
+    """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
+    nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
+    # Not when a name goes on after the kind noun: 'Copyright State of California' names no 'Copyright State'.
+    pattern = re.compile(
+        r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b(?!\s+[A-Z]|\s+of\s+[A-Z])"
+    )
+    out = []
+    for m in pattern.finditer(sentence):
+        words_ = m.group(1).split()
+        while words_ and (words_[0].lower() in _stops() or words_[0].lower() in tx.lexicon()["wh_words"]):
+            words_ = words_[1:]
+        if words_ and words_[-1].lower() in {"of", "the", "de", "and"}:
+            continue
+        if words_ and m.group(2).lower() == kind.noun:
+            name = " ".join(words_ + [m.group(2)])
+            if _good_name(name):
+                out.append(name)
+    return out
+
+
+def _defined_in_text(sentence: str, noun: str) -> list[str]:
+    """'Sickle cell anemia is a disease ...': the subject of a definition of the kind."""
+    out = []
+    for m in re.finditer(r"^((?:The\s+)?[A-Z][\w'’\-]*(?:\s+[A-Za-z][\w'’\-]*){0,4}?)\s*(?:\([^)]*\))?\s*,?\s+(?:is|was|are|were)\s+(?:a|an|one of the)\s", sentence):
+        name = re.sub(r"^The\s+", "", m.group(1))
+        if _good_name(name) and defined_kind(name, [sentence]) == noun:
+            out.append(name)
+    return out
+
+
+def _listed_in_text(sentence: str, kind: Kind) -> list[str]:
+    """Names a sentence lists as things of the kind: 'exchanges such as NYSE and NASDAQ',
+    'NYSE and NASDAQ are two different exchanges', 'states ...: Alaska, Florida, Nevada'."""
+    plural = re.escape(kind.plural)
+    found: list[str] = []
+    after = re.search(r"(?i)\b" + plural + r"\b[^.;]{0,40}?(?:such as|including|like|, e\.g\.,?|:)\s+([^.;()]+)", sentence)
+    before = re.search(r"^(?:.*?\b)?([A-Z][^.;()]*?)\s+(?:are|were)\s+(?:\w+\s+){0,3}?(?i:" + plural + r")\b", sentence)
+    for m in (after, before):
+        if not m:
+            continue
+        pieces = [x.strip() for x in re.split(r",|\band\b|\bor\b", m.group(1)) if x.strip()]
+        names = [re.sub(r"^(?:the|The)\s+", "", x) for x in pieces]
+        good = [n for n in names if _good_name(n) and len(tx.words(n)) <= 4]
+        if len(good) >= 2 and len(good) >= len(names) - 1:  # a real list, not a clause with two names in it
+            found.extend(good)
+    return found
+
+
+def fact_about(name: str, sentences: list[str], noun: str) -> str:
+    """A short fact the passage states about `name`: 'a private research university in New Haven',
+    'founded in 1701', 'which has 14 residential colleges'. Empty when none is found."""
+    pattern = re.compile(r"(?<![\w'’])" + re.escape(name) + r"\s*(?:\([^)]*\))?(\s*,)?\s+(.{6,})")
+    for sentence in sentences:
+        for m in pattern.finditer(sentence):
+            fact = _clause(m.group(2), comma=bool(m.group(1)))
+            if fact and noun not in fact.split()[:1]:
+                return fact
+    return ""
+
+
+# Verbs whose present tense after a name states a fact ('which measures sea level').
+_FACT_VERBS = frozenset(
+    "has had measures stores collects returned offers provides covers includes requires supports allows runs hosts "
+    "serves flows drains borders contains produces connects manages protects lets uses costs".split()
+)
+
+
+def _clause(after: str, comma: bool = False) -> str:
+    """The predicate right after a name, up to the first clause boundary, in one of three safe forms:
+    a definition ('is a private research university' -> 'a private research university'), a participle
+    ('was founded in 1701', ', founded in 1701' -> 'founded in 1701') or a fact verb ('which measures sea
+    level'). At most 10 words; anything else gives no fact rather than half of one."""
+    cut = _BOUNDARY.search(after)
+    words_ = (after[: cut.start()] if cut else after).rstrip(" .!?\"'").split()
+    if len(words_) < 2:
+        return ""
+    first, second = words_[0].lower(), words_[1].lower()
+    participle = re.fullmatch(r"[a-z]{3,}ed", second) and second not in _stops()
+    if first in {"is", "are", "was", "were"} and second in {"a", "an"}:
+        words_ = words_[1:]
+    elif first in {"is", "are", "was", "were"} and participle:
+        words_ = words_[1:]
+    elif comma and (first in {"a", "an"} or re.fullmatch(r"[a-z]{3,}ed", words_[0])):
+        pass  # an appositive or participle set off by a comma
+    elif not comma and (words_[0] in _FACT_VERBS or (
+        re.fullmatch(r"[a-z]{3,}(?:[^s]s|ed)", words_[0]) and words_[0] not in _stops()
+        and re.fullmatch(r"a|an|the|its|their|more|about|over|up|to|in|on|from|\d[\d,.%]*", second)
+    )):
+        words_ = ["which"] + words_  # a verb with its object: 'which collects particles', 'which returned in 2004'
+    else:
+        return ""
+    if len(words_) > 10 or words_[-1].lower() in _STOP_NP | _stops():
+        return ""  # cut inside a phrase: 'which requires that'
+    # 'which is enough' says nothing: a fact needs two content words besides its verb.
+    if len(tx.content_stems(" ".join(words_[1:]))) < 2:
+        return ""
+    return " ".join(words_)
+
+
+def _same_entity(a: str, b: str, noun: str) -> bool:
+    """Aliases and spellings of one thing: 'Yale' / 'Yale University', 'Covid' / 'COVID-19'."""
+    if canonical(a) == canonical(b) or tx.same_thing(a, b):
+        return True
+    ka, kb = tx.content_stems(a) - {noun}, tx.content_stems(b) - {noun}
+    if not ka or not kb or ka <= kb or kb <= ka:
+        return True
+    na, nb = re.sub(r"[^a-z]", "", a.lower()), re.sub(r"[^a-z]", "", b.lower())
+    if min(len(na), len(nb)) >= 4 and (na.startswith(nb) or nb.startswith(na)):
+        return True
+    initials = lambda s: "".join(w[0] for w in tx.words(s) if w.lower() not in _stops()).lower()  # noqa: E731
+    return na == initials(b) or nb == initials(a)
+
+
+# What a passage writes between two names of one thing: ', also referred to as the', ' (', ', or the'.
+_ALIAS = re.compile(r"(?i)^\W*(?:also\s+(?:known|referred\s+to|called)\s+as|formerly(?:\s+known\s+as)?|or|\()?\W*(?:the\s+)?$")
+
+
+def _aliased(a: str, b: str, sentences: list[str]) -> bool:
+    """The passage says two names are one thing: 'the Byzantine Empire, also referred to as the Eastern Roman Empire'."""
+    for s in sentences:
+        i, j = s.find(a), s.find(b)
+        if i < 0 or j < 0 or i == j:
+            continue
+        between = s[i + len(a): j] if i < j else s[j + len(b): i]
+        if between.strip() and len(between) <= 40 and re.search(r"(?i)also|formerly|\(|\bor\b", between) and _ALIAS.match(between):
+            return True
+    return False
+
+
+def quote_about(name: str, sentences: list[str], need: frozenset[str]) -> str:
+    """The passage's words about `name` that bear on the question: the clause of a sentence naming it
+    that shares the most content words with the query, at most 12 words ('Yale was founded in 1701')."""
+    best, score = "", 0
+    for sentence in sentences:
+        if name not in sentence or "http" in sentence or "[" in sentence:
+            continue
+        for clause in re.split(r";|:|\(|\)|\s[-–—]\s|,\s(?:and|but|while|which|who)\s", sentence):
+            words_ = clause.strip(" ,.").split()
+            if name not in clause:
+                continue  # the clause must be about the name, not about something else in its sentence
+            shared = len(tx.content_stems(clause) & need)
+            if 4 <= len(words_) <= 12 and shared > score:
+                best, score = " ".join(words_), shared
+    return best
+
+
+def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[Option]:
+    """The distinct entities of `kind` the passages cover, in rank order, each with a fact from its
+    passage. A name only listed in passing (no fact, not the page's subject) does not count."""
+    out: list[Option] = []
+    need = tx.content_stems(query) - {kind.noun} - _stops()
+    for p in passages:
+        sentences = _sentences(p.text)
+        names: list[tuple[str, bool]] = []
+        subject = _title_entity(p.title, sentences[0] if sentences else "", kind.noun) if p.title else None
+        if subject:
+            names.append((subject, True))
+        lexicon = _lexicon_pattern(kind.noun)
+        for s in sentences:
+            if lexicon is not None:  # 'California' is a state by the kind lexicon
+                names.extend((canonical(m.group(1)), True) for m in lexicon.finditer(s))
+            names.extend((n, False) for n in _named_in_text(s, kind) + _defined_in_text(s, kind.noun))
+            names.extend((n, True) for n in _listed_in_text(s, kind))  # the passage says it is one of the kind
+        for name, is_subject in names:
+            last = tx.words(name)[-1].lower()
+            if last != kind.noun and _singular(last) == kind.noun:
+                continue  # 'Eclipses': a plural page title does not read as one thing of the kind
+            if any(_same_entity(name, o.name, kind.noun) for o in out):
+                continue
+            if any(_aliased(name, o.name, sentences) for o in out):
+                continue
+            fact = fact_about(name, sentences, kind.noun)
+            if fact or is_subject or _head_word(name) == kind.noun:
+                quote = "" if fact else quote_about(name, sentences, need)
+                out.append(Option(name, fact, p.id, quote))
+    return out
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tuple[str, str]:
+    """A hedge (2-3 options), a list (4-8) or an open question, in the human patterns."""
+    possible = ["open"] + (["hedge"] if len(options) >= 2 else []) + (["list"] if 4 <= len(options) <= 8 else [])
+    pattern = rng.choices(possible, weights=[_PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
+    template = rng.choice(templates()[pattern])
+    if pattern == "list":
+        shown = ", ".join(f"{i}) {o.shown()}" for i, o in enumerate(options, start=1))
+    else:
+        shown = join_options([o.shown() for o in options[:3]], "and" if "like" in template or "such as" in template or ":" in template else "or")
+    return template.format(options=shown, head=kind.noun, heads=kind.plural), pattern
+
+
+def reading(generic: Generic, name: str) -> str | None:
+    """The generic query with `name` in place of the kind phrase: one complete interpretation."""
+    lexicon_name = name in kind_lexicon()[0]
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower()) or name in _THE) \
+            and not re.search(r"['’]s\b", name):
+        name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
+    out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
+    if out is None:
+        out = tx.replace_phrase(generic.query, f"the {generic.kind.plural}", name)
+    return out if out and out != generic.query else None
+
+
+def _prefix_naming_none(history: list[dict[str, str]], names: list[str], noun: str) -> list[dict[str, str]]:
+    """The longest prefix of whole exchanges (user + assistant) that names none of `names`."""
+    for i, turn in enumerate(history):
+        if any(_names(turn["content"], n, noun) for n in names):
+            cut = i - (i % 2)  # back to the user turn that opened the exchange
+            return history[:cut]
+    return history
+
+
+def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
+    """The latest history turn that names `name` (by `_names`)."""
+    for i in range(len(history) - 1, -1, -1):
+        if _names(history[i]["content"], name, noun):
+            return i
+    return None
+
+
+def _names(text: str, name: str, noun: str) -> bool:
+    """True when `text` names `name` (its distinctive words, the kind noun aside)."""
+    need = tx.content_stems(name) - {noun}
+    return bool(need) and need <= tx.content_stems(text)
+
+
+@register
+class RetrievedPassages:
+    """The generic query over passages retrieved for it (see the module docstring)."""
+
+    name: ClassVar[str] = "retrieved_passages"
+    version: ClassVar[str] = "1"
+    needs_corpus: ClassVar[bool] = True
+    describe: ClassVar[str] = (
+        "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
+        "passages BM25 retrieves for that generic query from the pooled passages of its domain (never the passages "
+        "the named query retrieved). Two or more entities of the kind in them: a positive whose clarification names "
+        "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
+        "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
+
+    def __init__(self, k: int = 5, own_history: bool = True, donor_histories: int = 1, max_entities: int = 2) -> None:
+        if not 2 <= k <= 10:
+            raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
+        if max_entities < 1:
+            raise ValueError(f"retrieved_passages: max_entities must be at least 1, got {max_entities}")
+        self.k = k
+        self.max_entities = max_entities
+        self.own_history = own_history
+        if not 0 <= donor_histories <= 3:
+            raise ValueError(f"retrieved_passages: donor_histories must be 0..3, got {donor_histories}")
+        self.donor_histories = donor_histories
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        if ctx.corpus is None:
+            return
+        passages = ctx.relevant_passages() or ctx.passages
+        entities = candidates(ctx.standalone, passages)[: self.max_entities]
+        if not entities:
+            yield ctx.reject(self.name, "no key entity in the standalone query", ctx.standalone)
+        for n, entity in enumerate(entities):
+            # Only the kind is read from passages retrieved for the name; they are never shown.
+            got = generalize(ctx.standalone, passages, lambda name: ctx.corpus.search(ctx.conv.domain, name, 3), entity)
+            if isinstance(got, str):
+                yield ctx.reject(self.name, got, ctx.standalone)
+                continue
+            yield from self._for_generic(ctx, got, n)
+
+    def _for_generic(self, ctx: TurnContext, got: Generic, n: int) -> Iterator[Record | Rejection]:
+        # The original query's own passages would leak its answer: retrieval for the generic words decides.
+        hits = ctx.corpus.search(ctx.conv.domain, got.query, self.k, exclude=[p.id for p in ctx.passages])
+        if len(hits) < 2:
+            yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
+            return
+        said = tx.content_stems(got.query) - {got.kind.noun}
+        # 'Is rugby similar to rugby?' is no reading: an option the query already names is left out.
+        options = [o for o in kind_options(hits, got.kind, got.query)
+                   if reading(got, o.name) and not (tx.content_stems(o.name) - {got.kind.noun}) & said]
+        method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
+        rng = ctx.rng(method)
+        histories: list[tuple[list, dict | None]] = [([], None)]
+        if self.own_history and ctx.history:
+            histories.append((ctx.history, None))
+        names = [o.name for o in options] + [got.entity.text]
+        if self.own_history and len(options) >= 2:
+            # Same topic: the conversation's own start, cut before it first names a reading.
+            prefix = _prefix_naming_none(ctx.history, names, got.kind.noun)
+            if prefix and len(prefix) < len(ctx.history):
+                histories.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
+        for _ in range(self.donor_histories if len(options) >= 2 else 0):
+            # A topic switch: a block-mate's history that names none of the readings.
+            stitched, source = donor_history(ctx, rng, empty_share=0.0, avoid=lambda t: any(_names(t, n, got.kind.noun) for n in names))
+            if stitched and all(source != s for _, s in histories):
+                histories.append((stitched, source))
+        for history, source in histories:
+            yield self._record(ctx, got, hits, options, history, source, rng, method)
+
+    def _record(self, ctx, got: Generic, hits, options, history, history_source, rng, method) -> Record | Rejection:
+        noun, referent = got.kind.noun, got.referent or got.entity.text
+        said = history_text(history)
+        named = [o for o in options if _names(said, o.name, noun)]
+        own = [o for o in options if _same_entity(o.name, referent, noun)]
+        where = ("after an unrelated history" if history_source else "after its own history") if history else "with no history"
+        if len(options) == 0:
+            return ctx.reject(self.name, f"the passages name no {noun}", got.query)
+        if len(options) == 1 and not own:
+            return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
+        if history and (named or _names(said, referent, noun)):
+            if len(named) > 1 or (named and not own) or (named and named[0] is not own[0]):
+                return ctx.reject(self.name, f"{where}: the history names another {noun}", got.query)
+            resolved = own[0] if own else None
+            if resolved is None:
+                return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
+            if len(options) > 1 and _naming_turn(history, resolved.name, noun) is None and _naming_turn(history, referent, noun) is None:
+                return ctx.reject(self.name, f"{where}: no single history turn names '{referent}'", got.query)
+            return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history", method)
+        if len(options) == 1:
+            return self._negative(ctx, got, hits, history, history_source, own[0], "documents", method)
+        shown = list(options[:8])
+        rng.shuffle(shown)
+        question, pattern = clarification(shown, got.kind, rng)
+        return Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=got.query,
+            documents=[p.as_document() for p in hits],
+            needs_clarification=True,
+            category="multiple_interpretations",
+            interpretations=[reading(got, o.name) for o in options],
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair_id(ctx, method),
+            provenance=self._provenance(ctx, got, history_source),
+        )
+
+    def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str, method: str) -> Record:
+        resolution = {
+            "source": source,
+            "turn_index": _naming_turn(history, resolved.name, got.kind.noun) if source == "history" else None,
+            "document_id": resolved.passage_id if source == "documents" else None,
+            "referent": resolved.name,
+            "resolved_query": reading(got, resolved.name),
+        }
+        if source == "history" and resolution["turn_index"] is None:
+            resolution["turn_index"] = _naming_turn(history, got.entity.text, got.kind.noun)
+        return Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=got.query,
+            documents=[p.as_document() for p in hits],
+            needs_clarification=False,
+            category="hard_negative",
+            interpretations=[resolution["resolved_query"]],
+            target=clear_target(),
+            resolution=resolution,
+            pair_id=pair_id(ctx, method),
+            provenance=self._provenance(ctx, got, history_source),
+        )
+
+    def _provenance(self, ctx, got: Generic, history_source: dict | None) -> dict:
+        # The passages come from the domain pool, not from other conversations' turns: only this
+        # conversation's text (query, history) ties the record to a split group.
+        prov = ctx.provenance(self.name, self.version, history_source=history_source, docs=[ctx.conv.id])
+        prov["retrieval"] = {"method": corpus_mod.METHOD, "k": self.k, "query": got.query}
+        return prov

@@ -1,0 +1,65 @@
+"""Easy negatives: the fully specified query, before or after retrieval."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from builder.record import Record, clear_target
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection, register
+from builder.synthesize.context import TurnContext, donor_history
+
+PERSONAL_PRONOUNS = frozenset({"it", "they", "them", "he", "him", "his", "she", "her", "these", "those"})
+
+
+@register
+class StandaloneClear:
+    """Easy negatives: the fully specified query, before or after retrieval. Half of the later turns
+    are asked with no history, as in a fresh chat: otherwise an empty history would almost always mean
+    'needs clarification' and a model could learn that shortcut instead of reading the query."""
+
+    name = "standalone_clear"
+    version = "5"
+    default_rate = 0.6
+    describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
+                "topic switch) after another conversation's history, and for a share of turns also with the turn's "
+                "relevant passages: an easy negative. A full question after a topic switch is clear.")
+
+    def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
+        for key, value in (("post_share", post_share), ("switch_share", switch_share)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{key} must be between 0 and 1, got {value}")
+        self.post_share = post_share  # share of turns that also get a post-retrieval copy
+        self.switch_share = switch_share  # share of turns asked after a block-mate's history instead
+
+    def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
+        query = ctx.standalone
+        if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
+            # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
+            yield ctx.reject(method, "standalone form contains a pronoun", query)
+            return
+        rng = ctx.rng(method)
+        history = ctx.history if rng.random() < 0.5 else []
+        source = None
+        switch = ctx.rng(f"{method}|switch")
+        if switch.random() < self.switch_share:
+            donor, where = donor_history(ctx, switch, empty_share=0.0)
+            if donor:
+                history, source = donor, where
+        docs = [p.as_document() for p in ctx.relevant_passages()[:3]]
+        settings = ["pre_retrieval"] + (["post_retrieval"] if docs and rng.random() < self.post_share else [])
+        for setting in settings:
+            post = setting == "post_retrieval"
+            yield Record(
+                domain=ctx.conv.domain,
+                setting=setting,
+                history=history,
+                query=query,
+                documents=docs if post else [],
+                needs_clarification=False,
+                category="clear",
+                interpretations=[query],
+                target=clear_target(),
+                provenance=ctx.provenance(method, version, history_source=source, docs=[ctx.conv.id] if post else None),
+            )

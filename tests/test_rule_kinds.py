@@ -1,0 +1,149 @@
+"""The kind-reference generators (kind_reference, kind_switch, pronoun_reference) and their text helpers."""
+
+from builder.conversation import Conversation, Passage, Turn
+from builder.record import Record
+from builder.synthesize import text as tx
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext
+from builder.synthesize.rules.kind_reference import KindReference
+from builder.synthesize.rules.kind_switch import KindSwitch
+from builder.synthesize.rules.pronoun_reference import PronounReference
+
+
+def _ctx(conv, turn, donors=(), block_names=None):
+    index = conv.user_turn_indices()[turn - 1]
+    return TurnContext(conv, turn, index, 13, "test", list(donors), block_names=block_names or {})
+
+
+def _records(outputs):
+    return [o for o in outputs if isinstance(o, Record)]
+
+
+# Two clinics in the second exchange; the last turn asks about one of them by name.
+CLINICS = Conversation("va", "govt", [
+    Turn("user", "Where can veterans get health care in Boston?", rewrite="Where can veterans get health care in Boston?"),
+    Turn("assistant", "Veterans in Boston have several health care options."),
+    Turn("user", "Which clinics are nearby?", rewrite="Which VA clinics are near Boston?"),
+    Turn("assistant", "The Causeway VA Clinic and the Jamaica Plain VA Clinic are both in the city."),
+    Turn("user", "Does the Causeway one offer mental health services?",
+         [Passage("p1", "The Causeway VA Clinic offers primary care and mental health services.", "Causeway VA Clinic", True)],
+         rewrite="Does the Causeway VA Clinic offer mental health services?"),
+])
+# One clinic named before the question.
+ONE_CLINIC = Conversation("one", "govt", [
+    Turn("user", "What is the Causeway VA Clinic?", rewrite="What is the Causeway VA Clinic?"),
+    Turn("assistant", "The Causeway VA Clinic is an outpatient clinic of the VA in Boston."),
+    Turn("user", "Does it offer mental health services?", rewrite="Does the Causeway VA Clinic offer mental health services?"),
+])
+DONOR = Conversation("tax", "govt", [
+    Turn("user", "When are federal taxes due?"), Turn("assistant", "Usually on April 15."),
+    Turn("user", "Can I get an extension?"), Turn("assistant", "Yes, by filing Form 4868."),
+    Turn("user", "thanks"),
+])
+
+
+def test_several_candidates_in_the_history_make_a_positive_naming_them():
+    out = list(KindReference().generate(_ctx(CLINICS, 3)))
+    pos = [r for r in _records(out) if r.needs_clarification]
+    many = next(r for r in pos if r.category == "multiple_interpretations")
+    assert many.query.endswith("clinic offer mental health services?") and "Causeway" not in many.query
+    assert sorted(many.interpretations) == [
+        "Does the Causeway VA Clinic offer mental health services?",
+        "Does the Jamaica Plain VA Clinic offer mental health services?",
+    ]
+    assert many.history == [{"role": t.role, "content": t.text} for t in CLINICS.turns[:4]]
+    assert many.provenance["history_source"] == {"conversation_id": "va", "turns": 4}
+    clarification = many.target["clarification"]
+    assert many.clarification_pattern == "open" or ("Causeway VA Clinic" in clarification and "Jamaica Plain VA Clinic" in clarification)
+
+
+def test_one_candidate_is_the_hard_negative_twin_resolved_by_its_turn():
+    out = list(KindReference().generate(_ctx(ONE_CLINIC, 2)))
+    neg = next(r for r in _records(out) if not r.needs_clarification)
+    assert neg.category == "hard_negative" and "Causeway" not in neg.query
+    assert neg.resolution["referent"] == "Causeway VA Clinic"
+    assert neg.resolution["turn_index"] in (0, 1) and neg.resolution["resolved_query"] == ONE_CLINIC.turns[2].rewrite
+    assert neg.interpretations == [ONE_CLINIC.turns[2].rewrite]
+
+
+def test_no_candidate_gives_an_open_positive_read_with_the_blocks_names():
+    names = {"clinic": ["Causeway VA Clinic", "Jamaica Plain VA Clinic", "Brockton VA Clinic"]}
+    out = list(KindReference().generate(_ctx(CLINICS, 3, block_names=names)))
+    pairs = {r.pair_id for r in _records(out)}
+    opened = [r for r in _records(out) if r.category == "underspecified_entity"]
+    # The first exchange names no clinic and no word of 'Causeway VA Clinic': the kind is open there.
+    assert opened and all(r.history == [{"role": t.role, "content": t.text} for t in CLINICS.turns[:2]] for r in opened)
+    assert "Does the Brockton VA Clinic offer mental health services?" in opened[0].interpretations
+    assert len(pairs) == 1, "the same query in every context is one contrastive pair"
+
+
+def test_topic_switch_needs_a_history_without_the_kind():
+    names = {"clinic": ["Causeway VA Clinic", "Jamaica Plain VA Clinic"]}
+    out = list(KindSwitch(histories=2, empty_share=0.0).generate(_ctx(ONE_CLINIC, 2, [DONOR], names)))
+    pos = _records(out)
+    assert len(pos) == 1 and pos[0].needs_clarification and pos[0].category == "underspecified_entity"
+    assert pos[0].provenance["history_source"]["conversation_id"] == "tax"
+    assert pos[0].pair_id == _records(KindReference().generate(_ctx(ONE_CLINIC, 2)))[0].pair_id
+    # Without a second name of the kind there is nothing concrete to read the question with.
+    alone = list(KindSwitch().generate(_ctx(ONE_CLINIC, 2, [DONOR], {"clinic": ["Causeway VA Clinic"]})))
+    assert not _records(alone) and any("fewer than two names" in r.reason for r in alone if isinstance(r, Rejection))
+
+
+PLANS = Conversation("plans", "ibmcloud", [
+    Turn("user", "What is IBM Cloudant?", rewrite="What is IBM Cloudant?"),
+    Turn("assistant", "IBM Cloudant is a managed database service."),
+    Turn("user", "What is the difference between the Lite plan and the Standard plan?",
+         rewrite="What is the difference between the Lite plan and the Standard plan?"),
+    Turn("assistant", "The Lite plan is free; the Standard plan has provisioned throughput."),
+    Turn("user", "Should I stick to the Lite plan for now?", rewrite="Should I stick to the Lite plan for now?"),
+    Turn("assistant", "The Lite plan is fine for exploring."),
+    Turn("user", "How much storage does the Lite plan give?", rewrite="How much storage does the Lite plan give?"),
+])
+
+
+def test_pronoun_after_a_turn_naming_two_plans_is_unresolved_and_after_one_is_resolved():
+    out = list(PronounReference().generate(_ctx(PLANS, 3)))
+    recs = _records(out)
+    pos = next(r for r in recs if r.needs_clarification)
+    assert pos.query == "Should I stick to it for now?" and pos.category == "unresolved_reference"
+    assert sorted(pos.interpretations) == ["Should I stick to the Lite plan for now?", "Should I stick to the Standard plan for now?"]
+    out = list(PronounReference().generate(_ctx(PLANS, 4)))
+    neg = next(r for r in _records(out) if not r.needs_clarification)
+    assert neg.query == "How much storage does it give?" and neg.history[-2]["content"].startswith("Should I stick")
+
+
+def test_kind_lexicon_and_descriptions_give_kinds():
+    assert tx.kind_of("Lake Tahoe") == "lake"
+    assert tx.kind_of("NASA") == "agency"
+    assert tx.kind_of("Friends", ["Friends is an American television sitcom."]) == "sitcom"
+    assert tx.kind_in_text("France", ["Paris is the capital of France."]) is None
+    assert tx.kind_in_text("Maine", ["the state of Maine"]) == "state"
+
+
+def test_aliases_are_one_reading_and_things_named_after_others_are_not():
+    assert tx.same_thing("COVID-19", "Covid")
+    assert tx.same_thing("USA", "United States") and tx.same_thing("flu", "influenza")
+    assert not tx.same_thing("USA", "Canada")
+    assert tx.same_thing("IRA", "IRA account")
+    assert tx.same_thing("IBM Cloud Kubernetes Service", "Cloud Kubernetes Service")
+    assert not tx.same_thing("Berlin", "Berlin Wall")
+    assert not tx.same_thing("Mars", "Marshall")
+    assert not tx.same_thing("Lite plan", "Standard plan")
+
+
+def test_existential_there_is_no_reference():
+    assert tx.has_anaphor("Is there a minimum amount required?") is None
+    assert tx.has_anaphor("There are fees, right?") is None
+    assert tx.has_anaphor("Is tourism growing there?") == "there"
+    assert tx.has_anaphor("How deep is it?") == "it"
+
+
+def test_a_list_member_is_not_swapped_for_a_kind_phrase():
+    conv = Conversation("m", "fiqa", [
+        Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."),
+        Turn("user", "What are the differences between the Nasdaq and the NYSE?",
+             rewrite="What are the differences between the Nasdaq and the NYSE?"),
+    ])
+    out = list(KindReference().generate(_ctx(conv, 2)))
+    assert not _records(out)
+    assert any("one of a list" in r.reason for r in out if isinstance(r, Rejection))

@@ -1,0 +1,203 @@
+"""retrieved_passages: the generic query's own BM25 retrieval decides the label (see the rule's docstring)."""
+
+import re
+
+from builder.conversation import Conversation, Passage, Turn
+from builder.record import Record
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext
+from builder.synthesize.corpus import Corpus
+from builder.synthesize.rules.retrieved_passages import RetrievedPassages, generalize
+from builder.validate import validate
+
+YALE = Passage("yale-1", "Yale University is a private Ivy League research university in New Haven. "
+               "Yale was founded in 1701 as the Collegiate School.", "Yale University")
+HARVARD = Passage("harvard-1", "Harvard University is a private research university in Cambridge, Massachusetts. "
+                  "Harvard was founded in 1636.", "Harvard University")
+YALE_OWN = Passage("yale-own", "Yale University was founded in 1701 in Saybrook Colony.", "Yale University", True)
+PENOBSCOT = Passage("pen-1", "Penobscot River is a river in the state of Maine. The river was named by the "
+                    "Penobscot people.", "Penobscot River")
+PENOBSCOT_OWN = Passage("pen-own", "The Penobscot River was named after the Penobscot Nation.", "Penobscot River", True)
+MAINE = Passage("maine-1", "Maine was named after the province of Maine in France.", "Maine")
+
+
+def _conv(cid, domain, turns):
+    return Conversation(cid, domain, turns)
+
+
+# The pool: passages other turns retrieved; each turn's own passages are what its named query retrieved.
+FOUNDED = _conv("founded", "edu", [
+    Turn("user", "When was Yale University founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+])
+ABOUT_YALE = _conv("about-yale", "edu", [
+    Turn("user", "Tell me about Yale University.", [YALE], rewrite="Tell me about Yale University."),
+    Turn("assistant", "Yale University is a private research university in New Haven."),
+    Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+])
+OTHER = _conv("other", "edu", [Turn("user", "What is Harvard known for?", [HARVARD])])
+NAMED = _conv("named", "geo", [
+    Turn("user", "When was the Penobscot River named?", [PENOBSCOT_OWN], rewrite="When was the Penobscot River named?"),
+])
+GEO = _conv("geo", "geo", [Turn("user", "Where is the Penobscot River?", [PENOBSCOT, MAINE])])
+ALL = [FOUNDED, ABOUT_YALE, OTHER, NAMED, GEO]
+
+
+def _ctx(conv, turn, corpus):
+    index = conv.user_turn_indices()[turn - 1]
+    return TurnContext(conv, turn, index, 7, "test", [], corpus=corpus)
+
+
+def _run(conv, turn, **options):
+    corpus = Corpus.from_conversations(ALL)
+    return list(RetrievedPassages(**options).generate(_ctx(conv, turn, corpus)))
+
+
+def test_corpus_pools_each_domain_once_and_ranks_deterministically():
+    corpus = Corpus.from_conversations(ALL)
+    assert corpus.size("edu") == 3 and corpus.size("geo") == 3  # yale-own is one passage though two turns cite it
+    hits = corpus.search("edu", "When was the university founded?", 5)
+    assert {p.id for p in hits} == {"yale-own", "yale-1", "harvard-1"}
+    assert [p.id for p in corpus.search("geo", "Where is Maine?", 5)][0] == "maine-1"
+    assert hits == corpus.search("edu", "When was the university founded?", 5)
+    assert "yale-own" not in [p.id for p in corpus.search("edu", "university founded", 5, exclude=["yale-own"])]
+    assert corpus.search("edu", "zzz qqq", 5) == []
+    assert corpus.describe()["method"] == "bm25s"
+
+
+def test_generic_query_keeps_the_kind_and_drops_the_name():
+    got = generalize("When was Yale University founded?", [YALE_OWN])
+    assert got.query == "When was the university founded?" and got.kind.noun == "university"
+    assert isinstance(generalize("When was it founded?", []), str)
+
+
+def test_two_universities_retrieved_make_a_positive_naming_both_with_facts():
+    out = _run(FOUNDED, 1)
+    [positive] = [o for o in out if isinstance(o, Record)]
+    assert positive.needs_clarification and positive.category == "multiple_interpretations"
+    assert positive.setting == "post_retrieval" and positive.history == []
+    assert positive.query == "When was the university founded?"
+    ids = [d["id"] for d in positive.documents]
+    assert "yale-own" not in ids  # the named query's own passage would leak the answer
+    assert {"yale-1", "harvard-1"} <= set(ids)
+    assert sorted(positive.interpretations) == ["When was Harvard University founded?", "When was Yale University founded?"]
+    question = positive.target["clarification"]
+    if positive.clarification_pattern != "open":
+        assert "Yale University" in question and "Harvard University" in question
+        # Each option carries a fact its passage states.
+        assert "a private Ivy League research university in New Haven" in question or "a private research university in Cambridge" in question
+    prov = positive.provenance
+    assert prov["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
+    assert prov["document_sources"] == ["founded"]  # the pool ties no other conversation to this record
+    valid, quarantined = validate([positive.to_dict()])
+    assert quarantined == [] and len(valid) == 1  # provenance.retrieval is in the schema
+
+
+def test_history_that_names_the_referent_resolves_the_ambiguous_passages():
+    out = [o for o in _run(ABOUT_YALE, 2) if isinstance(o, Record)]
+    fresh = next(r for r in out if not r.history)
+    resolved = next(r for r in out if r.history)
+    assert fresh.needs_clarification and not resolved.needs_clarification
+    assert resolved.category == "hard_negative" and resolved.resolution["source"] == "history"
+    assert resolved.resolution["referent"] == "Yale University" and resolved.resolution["turn_index"] in (0, 1)
+    assert resolved.documents == fresh.documents and resolved.query == fresh.query
+    assert resolved.pair_id == fresh.pair_id  # a contrastive pair: same words, same passages
+
+
+def test_one_river_retrieved_is_a_hard_negative_resolved_by_the_documents():
+    [negative] = [o for o in _run(NAMED, 1) if isinstance(o, Record)]
+    assert negative.query == "When was the river named?"
+    assert not negative.needs_clarification and negative.category == "hard_negative"
+    assert negative.resolution["source"] == "documents" and negative.resolution["document_id"] == "pen-1"
+    assert negative.resolution["referent"] == "Penobscot River"
+    assert negative.interpretations == ["When was the Penobscot River named?"]
+    assert "pen-own" not in [d["id"] for d in negative.documents]
+
+
+def test_rejects_with_a_reason_when_no_entity_of_the_kind_is_retrieved():
+    lone = _conv("lone", "edu", [Turn("user", "When was the Snake River founded?", [], rewrite="When was the Snake River founded?")])
+    corpus = Corpus.from_conversations(ALL)
+    out = list(RetrievedPassages().generate(_ctx(lone, 1, corpus)))
+    assert out and all(isinstance(o, Rejection) for o in out)
+    assert "river" in out[0].reason
+
+
+def test_deterministic_and_never_a_placeholder_interpretation():
+    first = [o.to_dict() if isinstance(o, Record) else vars(o) for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
+    second = [o.to_dict() if isinstance(o, Record) else vars(o) for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
+    assert first == second
+    records = [r for r in first if "interpretations" in r]
+    assert records
+    for r in records:
+        for reading in r["interpretations"]:
+            assert not re.search(r"something else|\(meaning|a question about|\{|\}", reading), reading
+            assert reading != r["query"]
+
+
+# The kind lexicon (lexicon.yaml): "California" is a state although its name carries no kind noun.
+PERMIT_CA = Passage("ca-1", "California requires a provisional permit for drivers under 18. The permit is issued by the DMV.", "DMV")
+PERMIT_NV = Passage("nv-1", "Nevada issues an instruction permit to drivers who are 15 and a half.", "DMV Nevada")
+PERMIT_OWN = Passage("ca-own", "In California you apply for a provisional permit at a DMV office.", "DMV", True)
+ASKS_PERMIT = _conv("permit", "gov", [
+    Turn("user", "How do I apply for a provisional permit in California?", [PERMIT_OWN],
+         rewrite="How do I apply for a provisional permit in California?"),
+])
+ABOUT_PERMITS = _conv("permits", "gov", [Turn("user", "Which permits exist?", [PERMIT_CA, PERMIT_NV])])
+
+
+def test_kind_lexicon_names_states_and_their_aliases_are_one_reading():
+    corpus = Corpus.from_conversations([ASKS_PERMIT, ABOUT_PERMITS])
+    out = list(RetrievedPassages().generate(_ctx(ASKS_PERMIT, 1, corpus)))
+    [positive] = [o for o in out if isinstance(o, Record)]
+    assert positive.query == "How do I apply for a provisional permit in the state?"
+    assert sorted(positive.interpretations) == ["How do I apply for a provisional permit in California?",
+                                                "How do I apply for a provisional permit in Nevada?"]
+    from builder.synthesize.rules.retrieved_passages import _same_entity, canonical
+    assert canonical("USA") == canonical("United States") == "United States"
+    assert _same_entity("Covid", "COVID-19", "disease") and not _same_entity("Yale University", "Harvard University", "university")
+
+
+# Same topic: the conversation talked about universities before it named Yale.
+SAME_TOPIC = _conv("same-topic", "edu", [
+    Turn("user", "How do private universities pick students?", [HARVARD], rewrite="How do private universities pick students?"),
+    Turn("assistant", "Most private research universities look at grades, essays and interviews."),
+    Turn("user", "Tell me about Yale University.", [YALE], rewrite="Tell me about Yale University."),
+    Turn("assistant", "Yale University is a private Ivy League research university in New Haven."),
+    Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+])
+
+
+def test_own_history_cut_before_it_names_the_referent_is_a_same_topic_positive():
+    corpus = Corpus.from_conversations(ALL + [SAME_TOPIC])
+    records = [o for o in RetrievedPassages().generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
+    by_len = {len(r.history): r for r in records}
+    assert set(by_len) == {0, 2, 4}
+    assert by_len[0].needs_clarification and by_len[2].needs_clarification  # nothing names Yale or Harvard yet
+    assert by_len[2].provenance["history_source"] == {"conversation_id": "same-topic", "turns": 2}
+    assert not by_len[4].needs_clarification and by_len[4].resolution["source"] == "history"
+    assert by_len[4].resolution["turn_index"] in (2, 3)
+
+
+def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
+    donor = _conv("rivers", "edu", [
+        Turn("user", "How long is the Nile?", []), Turn("assistant", "About 6,650 km."),
+        Turn("user", "And the Amazon?", []), Turn("assistant", "About 6,400 km."),
+    ])
+    corpus = Corpus.from_conversations(ALL)
+    index = FOUNDED.user_turn_indices()[0]
+    ctx = TurnContext(FOUNDED, 1, index, 7, "test", [donor], corpus=corpus)
+    records = [o for o in RetrievedPassages().generate(ctx) if isinstance(o, Record)]
+    stitched = [r for r in records if r.history]
+    assert stitched and all(r.needs_clarification for r in stitched)
+    assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
+    assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
+
+
+def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
+    from builder.release import parquet_bytes, read_parquet_records
+
+    [positive] = [o for o in _run(FOUNDED, 1) if isinstance(o, Record)]
+    row = positive.to_dict() | {"split": "train"}
+    path = tmp_path / "train.parquet"
+    path.write_bytes(parquet_bytes([row]))
+    [back] = read_parquet_records(path)
+    assert back["provenance"]["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
