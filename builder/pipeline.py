@@ -24,7 +24,7 @@ from builder.record import SPLITS
 from builder.release import published, sha256_file, write_release
 from builder.resources import resource
 from builder.split import SplitError, split
-from builder.synthesize import METHOD_VERSIONS, synthesize
+from builder.synthesize import METHOD_VERSIONS, generator_descriptions, synthesize
 from builder.validate import validate
 
 Progress = Callable[[Iterable, str], Iterable]
@@ -278,6 +278,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         "config": config_for_manifest(config),
         "inputs": {"conversations": {"name": input_path(config).name, "sha256": sha256_file(input_path(config))}},
         "generators": methods,
+        "generator_descriptions": {m: d for m, d in generator_descriptions().items() if m in methods},
         "counts": stage_counts(work, splits),
         "splits": {s: len(splits[s]) for s in SPLITS},
         "leakage": report["leakage"],
@@ -296,6 +297,7 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         source_datasets=config.source_datasets,
         methods=methods,
         changelog=decision.changelog,
+        descriptions=manifest["generator_descriptions"],
     )
     target = Path(out) / config.name / decision.version
     return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},

@@ -180,6 +180,20 @@ def test_demo_card_is_sound(demo_release, tmp_path):
     assert_card_is_sound(demo_release, tmp_path / "hf")
 
 
+def test_card_says_per_category_how_it_was_made_with_a_real_example(demo_release):
+    from builder.release import load_release
+
+    card = (demo_release / "README.md").read_text()
+    manifest = json.loads((demo_release / "manifest.json").read_text())
+    ids = {r["id"]: r for rows in load_release(demo_release).values() for r in rows}
+    for category in {r["category"] for r in ids.values()}:
+        block = card.split(f"### `{category}` (", 1)[1].split("\n### ", 1)[0]
+        example = block.split("Example `", 1)[1].split("`", 1)[0]
+        assert ids[example]["category"] == category, "the example is a real record of that category"
+        made = {r["provenance"]["method"] for r in ids.values() if r["category"] == category}
+        assert all(f"`{m}` (" in block and manifest["generator_descriptions"][m] in block for m in made)
+
+
 def test_card_license_and_citation_come_from_the_sources_file(demo_release):
     from builder.release.card import render_card, source_info
     from builder.release import load_release

@@ -220,6 +220,38 @@ def changelog_text(entries: str) -> str:
     return "## Changelog\n\n" + entries.strip()
 
 
+def categories_text(splits: dict[str, list[dict[str, Any]]], descriptions: dict[str, str]) -> str:
+    """Per category: how its records were made (the generators' own descriptions) and one real example."""
+    records = sorted((r for rows in splits.values() for r in rows), key=lambda r: r["id"])
+    parts = ["## How each category was made"]
+    for category in (*POSITIVE_CATEGORIES, *NEGATIVE_CATEGORIES):
+        rows = [r for r in records if r["category"] == category]
+        if not rows:
+            continue
+        methods = Counter(r["provenance"]["method"] for r in rows)
+        made = "\n".join(f"- `{m}` ({n}): {descriptions.get(m) or 'no description recorded'}"
+                         for m, n in sorted(methods.items(), key=lambda kv: (-kv[1], kv[0])))
+        parts.append(f"### `{category}` ({len(rows)} records)\n\n{made}\n\n{_example(rows)}")
+    return "\n\n".join(parts)
+
+
+def _example(rows: list[dict[str, Any]]) -> str:
+    """The shortest record of the most common method: a real example, picked the same way every build."""
+    top = Counter(r["provenance"]["method"] for r in rows).most_common(1)[0][0]
+    r = min((r for r in rows if r["provenance"]["method"] == top),
+            key=lambda r: (len(r["query"]) + sum(len(h["content"]) for h in r["history"][-2:]), r["id"]))
+    lines = [f"Example `{r['id']}` ({r['setting']}, {r['domain']}):", ""]
+    if r["history"]:
+        lines += [f"> **{h['role']}**: {_short(h['content'], 160)}" for h in r["history"][-2:]]
+        lines.append(">")
+    lines.append(f"> **user (query)**: {r['query']}")
+    if r["documents"]:
+        titles = "; ".join(_short(d.get("title") or d["id"], 60) for d in r["documents"][:4])
+        lines += ["", f"Documents: {titles}"]
+    lines += ["", f"Target: `{_short(r['target']['clarification'], 220)}`"]
+    return "\n".join(lines)
+
+
 def render_card(
     splits: dict[str, list[dict[str, Any]]],
     *,
@@ -232,6 +264,7 @@ def render_card(
     repo_id: str | None = None,
     changelog: str | None = None,
     extra_metadata: dict[str, Any] | None = None,
+    descriptions: dict[str, str] | None = None,
 ) -> str:
     """The full card as text. `repo_id` fills the loading example; `changelog` is markdown of `### vX` entries."""
     from huggingface_hub import DatasetCard, DatasetCardData
@@ -281,6 +314,7 @@ def render_card(
         ),
         section("statistics", f"## Statistics\n\nTotal records: {total}.\n\n{tables}"),
         section("plot", f"![Label distribution]({PLOT_PATH})"),
+        section("categories", categories_text(splits, descriptions or {})),
         section(
             "building",
             f"## How it was built\n\nGenerators and their versions:\n\n{generators}\n\nPrompts:\n\n{prompt_lines}"

@@ -40,6 +40,7 @@ def write_derived_release(
         source_datasets=sorted({r["provenance"]["source_dataset"] for r in all_records}),
         methods=methods,
         body_sections=body_sections,
+        descriptions=parent_manifest.get("generator_descriptions"),
     )
     extra = {}
     accounting = Path(parent_dir) / ACCOUNTING
