@@ -9,21 +9,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterator, Protocol
+
+from builder.synthesize.rejection import Rejection
 
 if TYPE_CHECKING:
     from builder.record import Record
     from builder.synthesize.context import TurnContext
-
-
-@dataclass
-class Rejection:
-    method: str
-    reason: str
-    conversation_id: str
-    turn: int
-    query: str
 
 
 class Generator(Protocol):

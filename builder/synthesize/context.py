@@ -11,7 +11,7 @@ from typing import Any, Callable
 from builder.conversation import Conversation, Passage
 from builder.record import Record, clear_target
 from builder.synthesize import text as tx
-from builder.synthesize.base import Rejection
+from builder.synthesize.rejection import Rejection
 
 
 @dataclass

@@ -1,0 +1,14 @@
+"""A candidate a generator's self-check turned down, with the reason (it ends in the accounting, never lost)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Rejection:
+    method: str
+    reason: str
+    conversation_id: str
+    turn: int
+    query: str
