@@ -98,6 +98,16 @@ def group_records(records: list[dict[str, Any]], blocks: dict[str, str] | None =
     return [uf.find(f"r:{i}") for i in range(len(records))]
 
 
+def _halves(convs: list[str], exhaustive: int = 10) -> list[set[str]]:
+    """Ways to cut a group's conversations in two: every cut of a small group (the first conversation on one
+    side, so each cut appears once), balanced ones first; a large group is cut in the middle of its seeded order."""
+    if len(convs) > exhaustive:
+        return [set(convs[: len(convs) // 2])]
+    rest = convs[1:]
+    cuts = [{convs[0], *(c for j, c in enumerate(rest) if mask >> j & 1)} for mask in range(2 ** len(rest) - 1)]
+    return sorted(cuts, key=lambda h: (abs(2 * len(h) - len(convs)), sorted(h)))
+
+
 def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], groups: set[str], seed: int,
            alive: list[bool]) -> list[int] | None:
     """Cut one of `groups` (multi-conversation groups) in two halves, the one whose cut costs fewest records;
@@ -111,10 +121,10 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
         convs = sorted({c for i in idx for c in conversations_of(records[i])}, key=lambda c: _h(seed, "sever", c))
         if len(convs) < 2:
             continue
-        half = set(convs[: len(convs) // 2])
-        cut = [i for i in idx if conversations_of(records[i]) & half and conversations_of(records[i]) - half]
-        if best is None or len(cut) < len(best[0]):
-            best = (cut, convs, half)
+        for half in _halves(convs):
+            cut = [i for i in idx if conversations_of(records[i]) & half and conversations_of(records[i]) - half]
+            if best is None or len(cut) < len(best[0]):
+                best = (cut, convs, half)
     if best is None:
         return None
     cut, convs, half = best
