@@ -364,6 +364,14 @@ def lexicon_names() -> dict[str, list[str]]:
     return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
 
 
+def kin_of(kind: str) -> list[str]:
+    """Kinds close to `kind`, in lexicon order ('clinic' -> center, hospital, office)."""
+    for group in lexicon().get("kin", []):
+        if kind in group:
+            return [k for k in group if k != kind]
+    return []
+
+
 def singular(word: str) -> str | None:
     """The head noun a (possibly plural) word names, if it is one ('clinics' -> 'clinic')."""
     low = word.lower()
