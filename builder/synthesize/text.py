@@ -439,6 +439,8 @@ def is_name(name: str, kind: str | None) -> bool:
     toks = words(name)
     if not 0 < len(toks) <= 6 or not any(t[:1].isupper() or t[:1].isdigit() for t in toks):
         return False
+    if re.search(r"[‚Äú”“]|â€|Ã", name):
+        return False  # mis-decoded quotes from the source text are no part of a name
     first = toks[0].lower()
     if first in stopwords() or first in lexicon()["wh_words"] or first in lexicon()["verbs"] or all(t.isdigit() for t in toks):
         return False
