@@ -45,6 +45,13 @@ def _default(cls: type) -> GeneratorConfig:
     return GeneratorConfig(enabled=getattr(cls, "default_enabled", True), rate=getattr(cls, "default_rate", 1.0))
 
 
+def _with_defaults(given: GeneratorConfig, cls: type) -> GeneratorConfig:
+    """`standalone_clear: {post_share: 0.2}` keeps the generator's own default rate and enablement."""
+    default = _default(cls)
+    unset = {k: getattr(default, k) for k in ("enabled", "rate") if k not in given.model_fields_set}
+    return given.model_copy(update=unset)
+
+
 def _default_generators() -> dict[str, GeneratorConfig]:
     return {name: _default(cls) for name, cls in _registry().items()}
 
@@ -67,7 +74,7 @@ class SynthesizeConfig(_Strict):
                 registry[name](**gen.options())
             except (TypeError, ValueError) as err:
                 raise ValueError(f"generator '{name}': bad option ({err})") from None
-        return {name: given.get(name) or _default(c) for name, c in registry.items()}
+        return {name: _with_defaults(given[name], c) if name in given else _default(c) for name, c in registry.items()}
 
 
 class DedupConfig(_Strict):

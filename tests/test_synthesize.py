@@ -167,6 +167,7 @@ def test_config_checks_generator_names_and_options(tmp_path):
     config = load_config(good).synthesize
     assert config.generators["standalone_clear"].options() == {"post_share": 0.0}
     assert config.generators["followup_twins"].enabled, "a name left out keeps its defaults"
+    assert config.generators["standalone_clear"].rate == 0.6, "an option alone keeps the generator's default rate"
     result = synthesize(ingest(None), config, 13, "demo")
     methods = Counter(r.provenance["method"] for r in result.candidates)
     assert not methods["entity_twins"] and methods["followup_twins"]

@@ -159,7 +159,8 @@ def pick_pattern_options(ctx: TurnContext, head: str, exclude: str) -> list[str]
     seen = {tx.stem(w) for w in tx.words(exclude)}
     out: list[str] = []
     for name, _, _ in ctx.block_entities:
-        if tx.head_of(name) == head and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out:
+        if (tx.head_of(name) == head and tx.is_name(tx.clean_name(name), head)
+                and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out):
             out.append(name)
     return out
 

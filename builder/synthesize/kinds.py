@@ -207,11 +207,13 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:
 def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
     """Names of a kind asked about in the block, then in the domain, then from the kind lexicon."""
     out: list[str] = []
-    sources = [ctx.block_names, ctx.domain_names]
-    if sum(len(s.get(kind, [])) for s in sources) < 2:
-        sources.append(tx.lexicon_names())  # general knowledge only when the data has too few of the kind
-    for source in sources:
-        for name in source.get(kind, []):
+    sources = [(ctx.block_names, kind), (ctx.domain_names, kind)]
+    if len({n for s, _ in sources for n in s.get(kind, [])}) < 2:
+        # Too few in the data: the kind lexicon's names, then names of a kin kind from the block and domain.
+        sources.append((tx.lexicon_names(), kind))
+        sources += [(s, kin) for kin in tx.kin_of(kind) for s in (ctx.block_names, ctx.domain_names)]
+    for source, k in sources:
+        for name in source.get(k, []):
             if len(out) >= limit:
                 return out
             if not any(tx.same_thing(name, o) for o in out):

@@ -364,6 +364,14 @@ def lexicon_names() -> dict[str, list[str]]:
     return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
 
 
+def kin_of(kind: str) -> list[str]:
+    """Kinds close to `kind`, in lexicon order ('clinic' -> center, hospital, office)."""
+    for group in lexicon().get("kin", []):
+        if kind in group:
+            return [k for k in group if k != kind]
+    return []
+
+
 def singular(word: str) -> str | None:
     """The head noun a (possibly plural) word names, if it is one ('clinics' -> 'clinic')."""
     low = word.lower()
@@ -431,6 +439,8 @@ def is_name(name: str, kind: str | None) -> bool:
     toks = words(name)
     if not 0 < len(toks) <= 6 or not any(t[:1].isupper() or t[:1].isdigit() for t in toks):
         return False
+    if re.search(r"[‚Äú”“]|â€|Ã", name):
+        return False  # mis-decoded quotes from the source text are no part of a name
     first = toks[0].lower()
     if first in stopwords() or first in lexicon()["wh_words"] or first in lexicon()["verbs"] or all(t.isdigit() for t in toks):
         return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from builder.record import Record
@@ -22,10 +23,9 @@ class EntityTwins:
 
     name = "entity_twins"
     version = "5"
-    default_enabled = False  # kind_reference and kind_switch make these records with named readings
-    describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river', or a "
-                "pronoun): a positive after another conversation's history (or none), a hard negative after the "
-                "turn's own history that names the entity.")
+    describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
+                "switch positive after another conversation's history (or none), read with other things of that kind "
+                "asked about in the block; a hard negative after the turn's own history that names the entity.")
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -34,6 +34,10 @@ class EntityTwins:
             yield got
             return
         entity, generic = got.entity, got.query
+        if re.search(r"(?i)\b(?:second|first|third|free|new|old|own|same|other|another|each|every|any|some|no|current|"
+                     r"existing|personal|main|separate|single)\s+the\b", generic):
+            yield ctx.reject(method, f"an adjective before '{got.generic}' breaks the question", generic)
+            return
         rng = ctx.rng(method)
         pair = pair_id(ctx, method)
         options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
@@ -53,11 +57,10 @@ class EntityTwins:
                 question, pattern = clarification("entity", rng, options=shown, head=entity.head, heads=tx.plural(entity.head))
                 second = with_referent(got, options[0])
             else:
-                if not topic:
-                    yield ctx.reject(method, f"no topic in the stitched history to read '{got.generic}' with", generic)
-                    continue
-                question, pattern = clarification("reference", rng, anaphor=got.generic, topic=topic)
-                second = with_referent(got, topic)
+                # A pronoun read with whatever the stitched history is about makes nonsense readings
+                # ('hydrogen on the Costa-Hawkins Act'); pronouns are pronoun_reference's, with real rivals.
+                yield ctx.reject(method, f"no thing of the same kind to read '{got.generic}' with", generic)
+                continue
             yield Record(
                 domain=ctx.conv.domain,
                 setting="pre_retrieval",

@@ -23,7 +23,7 @@ class KindSwitch:
                 "names nothing of that kind: a topic switch, an underspecified_entity positive whose readings and "
                 "options are names of the kind asked about in the block and domain.")
 
-    def __init__(self, histories: int = 2, empty_share: float = 0.0) -> None:
+    def __init__(self, histories: int = 3, empty_share: float = 0.5) -> None:
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
         self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
 

@@ -21,10 +21,13 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "6"
+    version = "7"
     describe = ("The standalone rewrite made generic, with the turn's own relevant passages (a hard negative the "
                 "documents resolve) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
+
+    def __init__(self, both_share: float = 0.3) -> None:
+        self.both_share = both_share  # share of later turns whose hard negative is also asked in a fresh chat
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -47,8 +50,10 @@ class PassageTwins:
             "referent": entity.text,
             "resolved_query": ctx.standalone,
         }
-        # The passages settle the generic words, with or without the turn's own history before them.
-        for history in ([[], ctx.history] if ctx.history else [[]]):
+        # The passages settle the generic words, with the turn's own history before them or (a share of turns, and
+        # every first turn) without one.
+        both = ctx.history and rng.random() < self.both_share
+        for history in ([[], ctx.history] if both else [ctx.history]):
             yield Record(
                 domain=ctx.conv.domain,
                 setting="post_retrieval",

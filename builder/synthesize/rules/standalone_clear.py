@@ -20,12 +20,12 @@ class StandaloneClear:
 
     name = "standalone_clear"
     version = "5"
-    default_rate = 0.9
+    default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
                 "relevant passages: an easy negative. A full question after a topic switch is clear.")
 
-    def __init__(self, post_share: float = 0.5, switch_share: float = 0.0) -> None:
+    def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
         for key, value in (("post_share", post_share), ("switch_share", switch_share)):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{key} must be between 0 and 1, got {value}")
