@@ -47,9 +47,13 @@ def _ctx(conv, turn, corpus):
     return TurnContext(conv, turn, index, 7, "test", [], corpus=corpus)
 
 
+# Every record a turn allows (the build's defaults ask most queries only after their own history).
+ALL_HISTORIES = {"k": 5, "fresh_share": 1.0, "alone_rate": 1.0}
+
+
 def _run(conv, turn, **options):
     corpus = Corpus.from_conversations(ALL)
-    return list(RetrievedPassages(**options).generate(_ctx(conv, turn, corpus)))
+    return list(RetrievedPassages(**(ALL_HISTORIES | options)).generate(_ctx(conv, turn, corpus)))
 
 
 def test_corpus_pools_each_domain_once_and_ranks_deterministically():
@@ -116,7 +120,7 @@ def test_one_river_retrieved_is_a_hard_negative_resolved_by_the_documents():
 def test_rejects_with_a_reason_when_no_entity_of_the_kind_is_retrieved():
     lone = _conv("lone", "edu", [Turn("user", "When was the Snake River founded?", [], rewrite="When was the Snake River founded?")])
     corpus = Corpus.from_conversations(ALL)
-    out = list(RetrievedPassages().generate(_ctx(lone, 1, corpus)))
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(lone, 1, corpus)))
     assert out and all(isinstance(o, Rejection) for o in out)
     assert "river" in out[0].reason
 
@@ -146,7 +150,7 @@ ABOUT_PERMITS = _conv("permits", "gov", [Turn("user", "Which permits exist?", [P
 
 def test_kind_lexicon_names_states_and_their_aliases_are_one_reading():
     corpus = Corpus.from_conversations([ASKS_PERMIT, ABOUT_PERMITS])
-    out = list(RetrievedPassages().generate(_ctx(ASKS_PERMIT, 1, corpus)))
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(ASKS_PERMIT, 1, corpus)))
     [positive] = [o for o in out if isinstance(o, Record)]
     assert positive.query == "How do I apply for a provisional permit in the state?"
     assert sorted(positive.interpretations) == ["How do I apply for a provisional permit in California?",
@@ -168,7 +172,7 @@ SAME_TOPIC = _conv("same-topic", "edu", [
 
 def test_own_history_cut_before_it_names_the_referent_is_a_same_topic_positive():
     corpus = Corpus.from_conversations(ALL + [SAME_TOPIC])
-    records = [o for o in RetrievedPassages().generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
+    records = [o for o in RetrievedPassages(**ALL_HISTORIES).generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
     by_len = {len(r.history): r for r in records}
     assert set(by_len) == {0, 2, 4}
     assert by_len[0].needs_clarification and by_len[2].needs_clarification  # nothing names Yale or Harvard yet
@@ -185,11 +189,11 @@ def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
     corpus = Corpus.from_conversations(ALL)
     index = FOUNDED.user_turn_indices()[0]
     ctx = TurnContext(FOUNDED, 1, index, 7, "test", [donor], corpus=corpus)
-    records = [o for o in RetrievedPassages().generate(ctx) if isinstance(o, Record)]
+    records = [o for o in RetrievedPassages(fresh_share=0.0, donor_share=1.0, alone_rate=1.0).generate(ctx) if isinstance(o, Record)]
     stitched = [r for r in records if r.history]
     assert stitched and all(r.needs_clarification for r in stitched)
     assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
-    assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
+    assert all(not r.history for r in RetrievedPassages(donor_histories=0, alone_rate=1.0).generate(ctx) if isinstance(r, Record))
 
 
 def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
