@@ -205,3 +205,52 @@ def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
     path.write_bytes(parquet_bytes([row]))
     [back] = read_parquet_records(path)
     assert back["provenance"]["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
+
+
+# One passage that lists two universities is ambiguous on its own: a single-passage positive.
+IVY = Passage("ivy-1", "The Ivy League includes universities such as Brown University and Cornell University. "
+              "Brown University was founded in 1764. Cornell University was founded in 1865.", "Ivy League")
+CORNELL_OWN = Passage("cornell-own", "Cornell University was founded in 1865 by Ezra Cornell.", "Cornell University", True)
+ASKS_CORNELL = _conv("asks-cornell", "ivy", [
+    Turn("user", "How do colleges admit students?", [], rewrite="How do colleges admit students?"),
+    Turn("assistant", "Most colleges look at grades and essays."),
+    Turn("user", "When was Cornell University founded?", [CORNELL_OWN], rewrite="When was Cornell University founded?"),
+])
+POOL = _conv("ivy-pool", "ivy", [Turn("user", "What is the Ivy League?", [IVY])])
+
+
+def test_one_passage_naming_two_of_the_kind_is_a_single_passage_positive_after_its_own_history():
+    corpus = Corpus.from_conversations([ASKS_CORNELL, POOL])
+    ctx = _ctx(ASKS_CORNELL, 2, corpus)
+    # The build's shares: no fresh or block-mate copy, so the only record is the one after its own history.
+    records = [o for o in RetrievedPassages(k=1, fresh_share=0.0, donor_share=0.0).generate(ctx) if isinstance(o, Record)]
+    [positive] = records
+    assert positive.needs_clarification and [d["id"] for d in positive.documents] == ["ivy-1"]
+    assert positive.history == ctx.history  # colleges in general: nothing singles out a university
+    assert sorted(positive.interpretations) == ["When was Brown University founded?", "When was Cornell University founded?"]
+    assert positive.provenance["retrieval"]["k"] == 1
+
+
+def test_k_is_drawn_per_query_from_the_list_and_recorded():
+    corpus = Corpus.from_conversations(ALL)
+    drawn = set()
+    for seed in range(12):
+        ctx = TurnContext(NAMED, 1, 0, seed, "test", [], corpus=corpus)  # one river at any k: a record either way
+        for r in RetrievedPassages(k=[1, 5], **{"fresh_share": 1.0, "alone_rate": 1.0}).generate(ctx):
+            if isinstance(r, Record):
+                drawn.add(r.provenance["retrieval"]["k"])
+                assert len(r.documents) <= r.provenance["retrieval"]["k"]
+    assert drawn == {1, 5}
+
+
+def test_a_turn_without_own_history_is_asked_only_at_the_alone_rate():
+    corpus = Corpus.from_conversations(ALL)
+    assert not [o for o in RetrievedPassages(k=5, alone_rate=0.0).generate(_ctx(FOUNDED, 1, corpus)) if isinstance(o, Record)]
+
+
+def test_bad_options_are_refused_with_the_option_named():
+    import pytest
+
+    for options, word in (({"k": 0}, "k"), ({"k": [2, 11]}, "k"), ({"fresh_share": 1.5}, "fresh_share"), ({"max_entities": 0}, "max_entities")):
+        with pytest.raises(ValueError, match=word):
+            RetrievedPassages(**options)
