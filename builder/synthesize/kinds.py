@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
-from builder.synthesize.context import TurnContext, pair_id
+from builder.synthesize.context import TurnContext, history_of, pair_id
 
 _COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
 _COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
@@ -230,6 +230,15 @@ def own_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
     """Non-empty prefixes of the turn's own history that end before a user turn, longest first."""
     cuts = [i for i in ctx.conv.user_turn_indices() if 0 < i <= ctx.index]
     return [(cut, ctx.history[:cut]) for cut in sorted(cuts, reverse=True)]
+
+
+def later_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
+    """Prefixes of the turn's own conversation that go past the turn (up to the whole conversation), longest
+    first: the user comes back to the question later, after the talk has named other things of its kind."""
+    turns = ctx.conv.turns
+    cuts = [i for i in ctx.conv.user_turn_indices() if i > ctx.index] + [len(turns)]
+    return [(cut, history_of(ctx.conv, cut)) for cut in sorted(set(cuts), reverse=True)
+            if turns[cut - 1].role != "user"]
 
 
 _PLURAL_PRONOUNS = frozenset({"they", "them", "their"})

@@ -424,7 +424,19 @@ def kind_of(name: str, texts: list[str] = ()) -> str | None:
     """A named thing's kind: from its own words ('Penobscot River'), the kind lexicon, or how the texts
     describe it."""
     return head_of(name) or kind_lexicon().get(name.lower()) or kind_lexicon().get(clean_name(name).lower()) or (
-        kind_in_text(name, list(texts)) if texts else None)
+        _alias_kind(name)) or (kind_in_text(name, list(texts)) if texts else None)
+
+
+def _alias_kind(name: str) -> str | None:
+    """The kind of a lexicon name that `name` is an alias of ('USA' -> country, 'Covid' -> disease)."""
+    group = _alias_group(name)
+    if group is None:
+        return None
+    for other in lexicon()["aliases"][group]:
+        kind = kind_lexicon().get(clean_name(str(other)).lower())
+        if kind:
+            return kind
+    return None
 
 
 def clean_name(name: str) -> str:

@@ -36,6 +36,9 @@ class PronounReference:
                 "positive whose readings and clarification name them), or names only the referent (the hard-negative "
                 "twin, resolved by that turn).")
 
+    def __init__(self, prefixes: int = 1) -> None:
+        self.prefixes = prefixes  # distinct own prefixes with two or more rivals that each give a positive
+
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
         if ctx.turn == 1:
@@ -49,20 +52,20 @@ class PronounReference:
             yield kq
             return
         own = tx.clean_name(ref.name)
-        positive = negative = None
+        positives: list[tuple[int, list[dict], list[str]]] = []
+        negative = None
         for cut, history in kd.own_prefixes(ctx):
             names = tx.names_in(last_user(history))
             rivals = kd.rivals(last_exchange(history), ref.kind) if ref.kind else []
-            if positive is None and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
-                positive = (cut, history, rivals)
+            if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
+                positives.append((cut, history, rivals))
             elif negative is None and len(names) == 1 and tx.same_thing(names[0], own):
                 negative = (cut, history, names)
         pair = pair_id(ctx, method)  # its own pair: the pronoun query is other words than the kind-phrase query
-        if positive is None:
+        if not positives:
             yield ctx.reject(method, "no user turn of the conversation names two things the pronoun could mean", kq.query)
-        else:
-            cut, history, names = positive
-            rng = ctx.rng(method)
+        for i, (cut, history, names) in enumerate(positives):
+            rng = ctx.rng(method if i == 0 else f"{method}|{cut}")
             shown = names[:6]
             rng.shuffle(shown)
             question, pattern = clarification("referent", rng, options=shown, anaphor=kq.phrase)
