@@ -93,16 +93,17 @@ class KindReference:
                 "asked about in the block; a prefix naming exactly one gives the hard-negative twin, resolved by "
                 "that turn.")
 
-    def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False) -> None:
+    def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2) -> None:
         self.open_share = open_share  # share of turns whose positive may be the open (no candidate) kind
         self.prefixes = prefixes  # distinct own prefixes per label that each give a positive (each a stitch point)
         self.twins = twins  # distinct own prefixes naming exactly one that each give a hard-negative twin
+        self.referents = referents  # named things of the standalone query each made a kind phrase in turn
         self.later = later  # also ask the question again later in the conversation, after 2+ things of its kind
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1:
             return
-        refs = kd.referents_of(ctx, self.name)
+        refs = kd.referents_of(ctx, self.name, limit=self.referents)
         if isinstance(refs, Rejection):
             yield refs
             return
