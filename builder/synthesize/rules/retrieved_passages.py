@@ -604,7 +604,7 @@ class RetrievedPassages:
         "referent: a hard negative the history resolves. A minority is asked with no history or after a block-mate's.")
 
     def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
-                 fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.3,
+                 fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.05,
                  own_history: bool = True, donor_histories: int | None = None) -> None:
         self.ks = _ks(k)
         if max_entities < 1:
