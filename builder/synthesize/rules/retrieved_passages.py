@@ -272,6 +272,8 @@ def generalize(
         return f"the generic query still names '{entity.text}'"
     if not rest:
         return f"too little left after removing '{entity.text}'"
+    if kind.plural != noun and re.search(r"(?i)\b" + re.escape(kind.plural) + r"\b", query):
+        return f"the generic query names {kind.plural} and {phrase}: '{query}'"  # 'planets other than the planet'
     first = tx.words(standalone)[:1]
     if first and first[0].lower() in _stops() and tx.words(query)[:1] != first:
         return f"generalizing '{entity.text}' would swallow '{first[0]}'"
@@ -526,7 +528,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
     lexicon_name = name in kind_lexicon()[0]
-    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower()) or name in _THE) \
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower() and not lexicon_name) or name in _THE) \
             and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
