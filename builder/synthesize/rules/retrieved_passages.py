@@ -10,8 +10,15 @@ many distinct entities of the kind ("university") the top-k passages cover:
 - exactly one, the query's own referent: a hard negative resolved by the documents;
 - otherwise the turn is rejected, with the reason.
 
-Each is asked with no history and after the turn's own history. A history that names the referent
-settles the question: over ambiguous passages that is a hard negative resolved by the history.
+k is drawn per generic query from one seeded list for both labels, so the passage count says nothing
+about the label; at k=1 a passage that lists two or more things of the kind is a single-passage positive.
+
+Most records follow the turn's own conversation, as human post-retrieval questions do: the positive after
+the conversation's start cut before it names any thing of the kind (or after a history naming two or more
+of the readings), the hard negative after the full history. A history that names exactly one thing of the
+kind settles the question (a hard negative resolved by the history); one naming a thing of the kind the
+passages lack is rejected. A minority (`fresh_share`, `donor_share`, and `alone_rate` for turns with no
+usable own history) is asked with no history or after a block-mate's history.
 """
 
 from __future__ import annotations
