@@ -666,7 +666,9 @@ class RetrievedPassages:
             if prefix and len(prefix) < len(history) and len(options) >= 2:
                 own.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
         records = [self._record(ctx, got, k, hits, options, h, s, rng, method) for h, s in own]
-        usable = [r for r in records if isinstance(r, Record)]
+        # The minorities are sized on the positives asked after their own history: a turn whose own
+        # history only resolves it gets a fresh or block-mate copy at the alone rate, like a turn with none.
+        usable = [r for r in records if isinstance(r, Record) and (r.needs_clarification or len(options) < 2)]
         extra: list[str] = []
         if usable:
             extra += ["fresh"] if rng.random() < self.fresh_share else []
@@ -698,7 +700,10 @@ class RetrievedPassages:
             return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
         in_history = _kind_names_in(said, options, referent, got.kind) if history else []
         unknown = [n for n in in_history if not any(_same_entity(n, o.name, noun) for o in options)]
-        if unknown and not (len(in_history) == 1 and own and _same_entity(unknown[0], referent, noun)):
+        if unknown and len(in_history) == 1 and _same_entity(unknown[0], referent, noun) and reading(got, unknown[0]):
+            # The chat was about the referent: the question is about it, whatever the retriever found.
+            return self._negative(ctx, got, k, hits, history, history_source, Option(unknown[0], "", ""), "history", method)
+        if unknown:
             return ctx.reject(self.name, f"{where}: the history names '{unknown[0]}', which the passages do not", got.query)
         if len(in_history) == 1:
             # The history singles one out: resolved by it (several passages) or by the documents (one thing in them).
