@@ -254,3 +254,18 @@ def test_bad_options_are_refused_with_the_option_named():
     for options, word in (({"k": 0}, "k"), ({"k": [2, 11]}, "k"), ({"fresh_share": 1.5}, "fresh_share"), ({"max_entities": 0}, "max_entities")):
         with pytest.raises(ValueError, match=word):
             RetrievedPassages(**options)
+
+
+def test_a_history_about_the_referent_resolves_it_even_when_the_passages_cover_others():
+    chat = _conv("yale-chat", "ivy", [
+        Turn("user", "Tell me about Yale University.", [], rewrite="Tell me about Yale University."),
+        Turn("assistant", "Yale University is a private research university in New Haven."),
+        Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    corpus = Corpus.from_conversations([chat, POOL])
+    records = [o for o in RetrievedPassages(k=1, fresh_share=0.0, donor_share=0.0, alone_rate=0.0).generate(_ctx(chat, 2, corpus))
+               if isinstance(o, Record)]
+    [negative] = records  # Brown and Cornell retrieved; the chat was about Yale
+    assert not negative.needs_clarification and negative.resolution["source"] == "history"
+    assert negative.resolution["referent"] == "Yale University" and negative.resolution["turn_index"] in (0, 1)
+    assert negative.interpretations == ["When was Yale University founded?"]

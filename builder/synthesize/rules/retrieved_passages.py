@@ -10,8 +10,15 @@ many distinct entities of the kind ("university") the top-k passages cover:
 - exactly one, the query's own referent: a hard negative resolved by the documents;
 - otherwise the turn is rejected, with the reason.
 
-Each is asked with no history and after the turn's own history. A history that names the referent
-settles the question: over ambiguous passages that is a hard negative resolved by the history.
+k is drawn per generic query from one seeded list for both labels, so the passage count says nothing
+about the label; at k=1 a passage that lists two or more things of the kind is a single-passage positive.
+
+Most records follow the turn's own conversation, as human post-retrieval questions do: the positive after
+the conversation's start cut before it names any thing of the kind (or after a history naming two or more
+of the readings), the hard negative after the full history. A history that names exactly one thing of the
+kind settles the question (a hard negative resolved by the history); one naming a thing of the kind the
+passages lack is rejected. A minority (`fresh_share`, `donor_share`, and `alone_rate` for turns with no
+usable own history) is asked with no history or after a block-mate's history.
 """
 
 from __future__ import annotations
@@ -272,6 +279,8 @@ def generalize(
         return f"the generic query still names '{entity.text}'"
     if not rest:
         return f"too little left after removing '{entity.text}'"
+    if kind.plural != noun and re.search(r"(?i)\b" + re.escape(kind.plural) + r"\b", query):
+        return f"the generic query names {kind.plural} and {phrase}: '{query}'"  # 'planets other than the planet'
     first = tx.words(standalone)[:1]
     if first and first[0].lower() in _stops() and tx.words(query)[:1] != first:
         return f"generalizing '{entity.text}' would swallow '{first[0]}'"
@@ -526,7 +535,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
     lexicon_name = name in kind_lexicon()[0]
-    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower()) or name in _THE) \
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower() and not lexicon_name) or name in _THE) \
             and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
@@ -604,7 +613,7 @@ class RetrievedPassages:
         "referent: a hard negative the history resolves. A minority is asked with no history or after a block-mate's.")
 
     def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
-                 fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.3,
+                 fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.05,
                  own_history: bool = True, donor_histories: int | None = None) -> None:
         self.ks = _ks(k)
         if max_entities < 1:
@@ -657,7 +666,9 @@ class RetrievedPassages:
             if prefix and len(prefix) < len(history) and len(options) >= 2:
                 own.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
         records = [self._record(ctx, got, k, hits, options, h, s, rng, method) for h, s in own]
-        usable = [r for r in records if isinstance(r, Record)]
+        # The minorities are sized on the positives asked after their own history: a turn whose own
+        # history only resolves it gets a fresh or block-mate copy at the alone rate, like a turn with none.
+        usable = [r for r in records if isinstance(r, Record) and (r.needs_clarification or len(options) < 2)]
         extra: list[str] = []
         if usable:
             extra += ["fresh"] if rng.random() < self.fresh_share else []
@@ -689,7 +700,10 @@ class RetrievedPassages:
             return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
         in_history = _kind_names_in(said, options, referent, got.kind) if history else []
         unknown = [n for n in in_history if not any(_same_entity(n, o.name, noun) for o in options)]
-        if unknown and not (len(in_history) == 1 and own and _same_entity(unknown[0], referent, noun)):
+        if unknown and len(in_history) == 1 and _same_entity(unknown[0], referent, noun) and reading(got, unknown[0]):
+            # The chat was about the referent: the question is about it, whatever the retriever found.
+            return self._negative(ctx, got, k, hits, history, history_source, Option(unknown[0], "", ""), "history", method)
+        if unknown:
             return ctx.reject(self.name, f"{where}: the history names '{unknown[0]}', which the passages do not", got.query)
         if len(in_history) == 1:
             # The history singles one out: resolved by it (several passages) or by the documents (one thing in them).
