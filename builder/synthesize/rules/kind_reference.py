@@ -101,7 +101,7 @@ class KindReference:
         self.later = later  # also ask the question again later in the conversation, after 2+ things of its kind
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
-        if ctx.turn == 1:
+        if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
         refs = kd.referents_of(ctx, self.name, limit=self.referents)
         if isinstance(refs, Rejection):

@@ -42,7 +42,7 @@ class PronounReference:
         self.referents = referents  # named things of the standalone query each made a pronoun in turn
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
-        if ctx.turn == 1:
+        if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
         refs = kd.referents_of(ctx, self.name, need_kind=False, limit=self.referents)
         if isinstance(refs, Rejection):
