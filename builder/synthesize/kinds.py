@@ -19,6 +19,8 @@ from builder.synthesize.context import TurnContext, history_of, pair_id
 _COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
 _COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
 _DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|our)\s+$")
+# 'across the entire USA' -> 'across the entire country', not 'the entire the country'.
+_DETERMINER_ADJECTIVE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those|my|your|our)\s+[a-z][a-z-]*\s+$")
 _POSSESSOR_BEFORE = re.compile(r"(?i)(?:[’']s|\b(?:his|her|its|their|which|what|each|every|any))\s+$")
 
 
@@ -141,7 +143,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         rep = phrase
         if det:
             start = det.start()
-        elif _POSSESSOR_BEFORE.search(s[:start]):
+        elif _POSSESSOR_BEFORE.search(s[:start]) or _DETERMINER_ADJECTIVE_BEFORE.search(s[:start]):
             rep = phrase.split(" ", 1)[1]  # "NASA's this mission" -> "NASA's mission"
         query = s[:start] + rep + s[end:]
         query = query[0].upper() + query[1:] if start == 0 else query
@@ -185,6 +187,22 @@ def _short_forms_merged(names: list[str]) -> list[str]:
     'Immutable Object Storage', 'Civil War' of 'American Civil War'): one candidate, the longer name."""
     stems = [tx.content_stems(n) for n in names]
     return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
+
+
+def _one_thing_merged(names: list[str], text: str) -> list[str]:
+    """Drop a name that the text uses only inside another name's alias ('Roman Empire' in 'the eastern Roman
+    Empire', which is the Byzantine Empire): one thing, not two rivals."""
+    out = []
+    for b in names:
+        stems_b = tx.content_stems(b)
+        covered = any(
+            not tx.same_thing(a, b) and stems_b <= tx.content_stems(alias) and not tx.same_thing(alias, b)
+            and tx.mentions(text, alias)
+            for a in names if a != b for alias in tx.aliases_of(a)
+        )
+        if not covered:
+            out.append(b)
+    return out
 
 
 def mentions_referent(history: list[dict[str, str]], ref: Referent, others: list[str] = ()) -> bool:
@@ -264,6 +282,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]
             by_kind.setdefault(k, []).append(name)
     user = exchange[0]["content"]
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = _one_thing_merged(_short_forms_merged(names), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return names
     return []

@@ -509,6 +509,12 @@ def _alias_group(name: str) -> int | None:
     return _alias_groups().get(clean_name(name).lower())
 
 
+def aliases_of(name: str) -> list[str]:
+    """The names of the lexicon's alias group of `name` (only `name` when it has none)."""
+    group = _alias_group(name)
+    return [name] if group is None else [str(a) for a in lexicon()["aliases"][group]]
+
+
 def _alias_key(name: str) -> str:
     return re.sub(r"[^a-z]", "", name.lower().split("-")[0])
 
@@ -541,9 +547,14 @@ def _plain(text: str) -> str:
 
 
 def substitute(text: str, phrase: str, name: str) -> str | None:
-    """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay."""
+    """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay
+    ('the Byzantine Empire' -> 'Rome', not 'the Rome')."""
     m = re.search(r"(?i)(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
     if not m:
         return None
-    out = text[: m.start()] + name + text[m.end() :]
+    before = text[: m.start()]
+    toks = words(name)
+    if len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
+        before = re.sub(r"(?i)\bthe\s+$", "", before)
+    out = before + name + text[m.end() :]
     return out[0].upper() + out[1:]
