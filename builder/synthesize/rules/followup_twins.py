@@ -11,7 +11,7 @@ from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.rules.pronoun_reference import last_exchange as pronoun_last_exchange
 from builder.synthesize.context import (
-    TurnContext, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
+    TurnContext, donor_history, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
 )
 
 
@@ -36,7 +36,9 @@ class FollowupTwins:
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block.")
 
-    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0) -> None:
+    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
+                 histories: int = 1) -> None:
+        self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
         self.positive_share = positive_share  # share of turns that also get the stitched positives
         self.empty_share = empty_share  # share of those that get a no-history positive too
         self.rival_prefixes = rival_prefixes  # own earlier prefixes whose last exchange names 2+ of the kind
@@ -85,7 +87,14 @@ class FollowupTwins:
             return
         # The same words after an unrelated history (and after none): a topic switch that leaves them open.
         avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
-        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share):
+        contexts = unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share)
+        used = {s["conversation_id"] for _, s in contexts}
+        for _ in range(self.histories - 1):  # more block-mates: same domain, other conversations
+            more, source = donor_history(ctx, rng, empty_share=0.0, avoid=avoid)
+            if more and source["conversation_id"] not in used:
+                used.add(source["conversation_id"])
+                contexts.append((more, source))
+        for stitched, source in contexts:
             yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
 
     def _same_topic(self, ctx, referent, kind, anaphor, fragment, pair) -> Iterator[Record | Rejection]:

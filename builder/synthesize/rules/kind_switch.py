@@ -55,7 +55,9 @@ class KindSwitch:
             return
         rng = ctx.rng(method if slot == 0 else f"{method}|{slot}")
         used: set[str] = set()
-        for _ in range(self.histories):
+        for _ in range(3 * self.histories):  # a few more draws: a block-mate drawn twice gives no second record
+            if len(used) >= self.histories:
+                break
             history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
             if not history or source["conversation_id"] in used:
                 continue
