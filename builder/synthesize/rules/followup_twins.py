@@ -34,7 +34,9 @@ class FollowupTwins:
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
-                "positive whose readings are the rewrite with names of the referent's kind from the block.")
+                "positive whose readings are the rewrite with names of the referent's kind from the block. With "
+                "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
+                "exchange names two or more things of the referent's kind: a same-topic positive read with them.")
 
     def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
                  histories: int = 1) -> None:

@@ -91,7 +91,8 @@ class KindReference:
                 "turn) gives a multiple_interpretations positive whose readings and clarification name them; a "
                 "prefix naming none gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block; a prefix naming exactly one gives the hard-negative twin, resolved by "
-                "that turn.")
+                "that turn. Several such stitch points per query, spread over the conversation; with `later`, the "
+                "question is also asked past its own turn once the talk has named two or more of its kind.")
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2) -> None:
         self.open_share = open_share  # share of turns whose positive may be the open (no candidate) kind
