@@ -21,6 +21,8 @@ _COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetw
 _DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|our)\s+$")
 # 'across the entire USA' -> 'across the entire country', not 'the entire the country'.
 _DETERMINER_ADJECTIVE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those|my|your|our)\s+[a-z][a-z-]*\s+$")
+_IMPERATIVES = frozenset({"name", "list", "tell", "describe", "explain", "compare", "give", "show", "define",
+                          "summarize", "summarise", "identify", "provide"})
 _POSSESSOR_BEFORE = re.compile(r"(?i)(?:[’']s|\b(?:his|her|its|their|which|what|each|every|any))\s+$")
 
 
@@ -98,6 +100,11 @@ def _referent(ctx: TurnContext, method: str, entity: tx.Entity, texts: list[str]
         return ctx.reject(method, f"'{name}' is no name of a {kind or 'thing'}", ctx.standalone)
     if "®" in name or "™" in name:
         return ctx.reject(method, f"'{name}' is a trademark string", ctx.standalone)
+    if re.search(r"[‚Äú”“]|â€|Ã", ctx.standalone):
+        return ctx.reject(method, "mis-decoded quotes in the standalone query", ctx.standalone)
+    if entity.start == 0 and tx.words(name)[0].lower() in _IMPERATIVES:
+        # 'Name two spacecraft that ...': a request's verb, not a name.
+        return ctx.reject(method, f"'{name}' starts with the request's verb", ctx.standalone)
     if _COORDINATION.match(ctx.standalone[entity.end :]) or _COORDINATED_BEFORE.search(ctx.standalone[: entity.start]):
         # 'differences between the market and X': swapping one member of a list breaks the question.
         return ctx.reject(method, f"'{name}' is one of a list; a kind phrase there breaks the question", ctx.standalone)
