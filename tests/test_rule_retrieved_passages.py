@@ -47,9 +47,13 @@ def _ctx(conv, turn, corpus):
     return TurnContext(conv, turn, index, 7, "test", [], corpus=corpus)
 
 
+# Every record a turn allows (the build's defaults ask most queries only after their own history).
+ALL_HISTORIES = {"k": 5, "fresh_share": 1.0, "alone_rate": 1.0}
+
+
 def _run(conv, turn, **options):
     corpus = Corpus.from_conversations(ALL)
-    return list(RetrievedPassages(**options).generate(_ctx(conv, turn, corpus)))
+    return list(RetrievedPassages(**(ALL_HISTORIES | options)).generate(_ctx(conv, turn, corpus)))
 
 
 def test_corpus_pools_each_domain_once_and_ranks_deterministically():
@@ -116,7 +120,7 @@ def test_one_river_retrieved_is_a_hard_negative_resolved_by_the_documents():
 def test_rejects_with_a_reason_when_no_entity_of_the_kind_is_retrieved():
     lone = _conv("lone", "edu", [Turn("user", "When was the Snake River founded?", [], rewrite="When was the Snake River founded?")])
     corpus = Corpus.from_conversations(ALL)
-    out = list(RetrievedPassages().generate(_ctx(lone, 1, corpus)))
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(lone, 1, corpus)))
     assert out and all(isinstance(o, Rejection) for o in out)
     assert "river" in out[0].reason
 
@@ -146,7 +150,7 @@ ABOUT_PERMITS = _conv("permits", "gov", [Turn("user", "Which permits exist?", [P
 
 def test_kind_lexicon_names_states_and_their_aliases_are_one_reading():
     corpus = Corpus.from_conversations([ASKS_PERMIT, ABOUT_PERMITS])
-    out = list(RetrievedPassages().generate(_ctx(ASKS_PERMIT, 1, corpus)))
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(ASKS_PERMIT, 1, corpus)))
     [positive] = [o for o in out if isinstance(o, Record)]
     assert positive.query == "How do I apply for a provisional permit in the state?"
     assert sorted(positive.interpretations) == ["How do I apply for a provisional permit in California?",
@@ -168,7 +172,7 @@ SAME_TOPIC = _conv("same-topic", "edu", [
 
 def test_own_history_cut_before_it_names_the_referent_is_a_same_topic_positive():
     corpus = Corpus.from_conversations(ALL + [SAME_TOPIC])
-    records = [o for o in RetrievedPassages().generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
+    records = [o for o in RetrievedPassages(**ALL_HISTORIES).generate(_ctx(SAME_TOPIC, 3, corpus)) if isinstance(o, Record)]
     by_len = {len(r.history): r for r in records}
     assert set(by_len) == {0, 2, 4}
     assert by_len[0].needs_clarification and by_len[2].needs_clarification  # nothing names Yale or Harvard yet
@@ -185,11 +189,11 @@ def test_unrelated_history_from_a_block_mate_is_a_topic_switch_positive():
     corpus = Corpus.from_conversations(ALL)
     index = FOUNDED.user_turn_indices()[0]
     ctx = TurnContext(FOUNDED, 1, index, 7, "test", [donor], corpus=corpus)
-    records = [o for o in RetrievedPassages().generate(ctx) if isinstance(o, Record)]
+    records = [o for o in RetrievedPassages(fresh_share=0.0, donor_share=1.0, alone_rate=1.0).generate(ctx) if isinstance(o, Record)]
     stitched = [r for r in records if r.history]
     assert stitched and all(r.needs_clarification for r in stitched)
     assert stitched[0].provenance["history_source"]["conversation_id"] == "rivers"
-    assert all(not r.history for r in RetrievedPassages(donor_histories=0).generate(ctx) if isinstance(r, Record))
+    assert all(not r.history for r in RetrievedPassages(donor_histories=0, alone_rate=1.0).generate(ctx) if isinstance(r, Record))
 
 
 def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
@@ -201,3 +205,67 @@ def test_retrieval_provenance_survives_the_release_parquet(tmp_path):
     path.write_bytes(parquet_bytes([row]))
     [back] = read_parquet_records(path)
     assert back["provenance"]["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
+
+
+# One passage that lists two universities is ambiguous on its own: a single-passage positive.
+IVY = Passage("ivy-1", "The Ivy League includes universities such as Brown University and Cornell University. "
+              "Brown University was founded in 1764. Cornell University was founded in 1865.", "Ivy League")
+CORNELL_OWN = Passage("cornell-own", "Cornell University was founded in 1865 by Ezra Cornell.", "Cornell University", True)
+ASKS_CORNELL = _conv("asks-cornell", "ivy", [
+    Turn("user", "How do colleges admit students?", [], rewrite="How do colleges admit students?"),
+    Turn("assistant", "Most colleges look at grades and essays."),
+    Turn("user", "When was Cornell University founded?", [CORNELL_OWN], rewrite="When was Cornell University founded?"),
+])
+POOL = _conv("ivy-pool", "ivy", [Turn("user", "What is the Ivy League?", [IVY])])
+
+
+def test_one_passage_naming_two_of_the_kind_is_a_single_passage_positive_after_its_own_history():
+    corpus = Corpus.from_conversations([ASKS_CORNELL, POOL])
+    ctx = _ctx(ASKS_CORNELL, 2, corpus)
+    # The build's shares: no fresh or block-mate copy, so the only record is the one after its own history.
+    records = [o for o in RetrievedPassages(k=1, fresh_share=0.0, donor_share=0.0).generate(ctx) if isinstance(o, Record)]
+    [positive] = records
+    assert positive.needs_clarification and [d["id"] for d in positive.documents] == ["ivy-1"]
+    assert positive.history == ctx.history  # colleges in general: nothing singles out a university
+    assert sorted(positive.interpretations) == ["When was Brown University founded?", "When was Cornell University founded?"]
+    assert positive.provenance["retrieval"]["k"] == 1
+
+
+def test_k_is_drawn_per_query_from_the_list_and_recorded():
+    corpus = Corpus.from_conversations(ALL)
+    drawn = set()
+    for seed in range(12):
+        ctx = TurnContext(NAMED, 1, 0, seed, "test", [], corpus=corpus)  # one river at any k: a record either way
+        for r in RetrievedPassages(k=[1, 5], **{"fresh_share": 1.0, "alone_rate": 1.0}).generate(ctx):
+            if isinstance(r, Record):
+                drawn.add(r.provenance["retrieval"]["k"])
+                assert len(r.documents) <= r.provenance["retrieval"]["k"]
+    assert drawn == {1, 5}
+
+
+def test_a_turn_without_own_history_is_asked_only_at_the_alone_rate():
+    corpus = Corpus.from_conversations(ALL)
+    assert not [o for o in RetrievedPassages(k=5, alone_rate=0.0).generate(_ctx(FOUNDED, 1, corpus)) if isinstance(o, Record)]
+
+
+def test_bad_options_are_refused_with_the_option_named():
+    import pytest
+
+    for options, word in (({"k": 0}, "k"), ({"k": [2, 11]}, "k"), ({"fresh_share": 1.5}, "fresh_share"), ({"max_entities": 0}, "max_entities")):
+        with pytest.raises(ValueError, match=word):
+            RetrievedPassages(**options)
+
+
+def test_a_history_about_the_referent_resolves_it_even_when_the_passages_cover_others():
+    chat = _conv("yale-chat", "ivy", [
+        Turn("user", "Tell me about Yale University.", [], rewrite="Tell me about Yale University."),
+        Turn("assistant", "Yale University is a private research university in New Haven."),
+        Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    corpus = Corpus.from_conversations([chat, POOL])
+    records = [o for o in RetrievedPassages(k=1, fresh_share=0.0, donor_share=0.0, alone_rate=0.0).generate(_ctx(chat, 2, corpus))
+               if isinstance(o, Record)]
+    [negative] = records  # Brown and Cornell retrieved; the chat was about Yale
+    assert not negative.needs_clarification and negative.resolution["source"] == "history"
+    assert negative.resolution["referent"] == "Yale University" and negative.resolution["turn_index"] in (0, 1)
+    assert negative.interpretations == ["When was Yale University founded?"]

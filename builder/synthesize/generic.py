@@ -39,6 +39,10 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     else:
         generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
     query = tx.replace_entity(ctx.standalone, entity, generic)
+    if generic.startswith("the "):
+        # 'the last Roman emperor' -> 'the last emperor', not 'the last the emperor'.
+        query = re.sub(r"(?i)\b((?:the|a|an|this|that|my|your|our)\s+[a-z][a-z-]*\s+)the\s+(?=" +
+                       re.escape(generic[4:]) + r"\b)", r"\1", query, count=1)
     first = tx.words(ctx.standalone)[:1]
     if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
         return ctx.reject(method, f"generalizing '{entity.text}' would swallow '{first[0]}'", ctx.standalone)

@@ -14,11 +14,15 @@ from dataclasses import dataclass
 
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
-from builder.synthesize.context import TurnContext, pair_id
+from builder.synthesize.context import TurnContext, history_of, pair_id
 
 _COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
 _COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
 _DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|our)\s+$")
+# 'across the entire USA' -> 'across the entire country', not 'the entire the country'.
+_DETERMINER_ADJECTIVE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those|my|your|our)\s+[a-z][a-z-]*\s+$")
+_IMPERATIVES = frozenset({"name", "list", "tell", "describe", "explain", "compare", "give", "show", "define",
+                          "summarize", "summarise", "identify", "provide"})
 _POSSESSOR_BEFORE = re.compile(r"(?i)(?:[’']s|\b(?:his|her|its|their|which|what|each|every|any))\s+$")
 
 
@@ -96,6 +100,11 @@ def _referent(ctx: TurnContext, method: str, entity: tx.Entity, texts: list[str]
         return ctx.reject(method, f"'{name}' is no name of a {kind or 'thing'}", ctx.standalone)
     if "®" in name or "™" in name:
         return ctx.reject(method, f"'{name}' is a trademark string", ctx.standalone)
+    if re.search(r"[‚Äú”“]|â€|Ã", ctx.standalone):
+        return ctx.reject(method, "mis-decoded quotes in the standalone query", ctx.standalone)
+    if entity.start == 0 and tx.words(name)[0].lower() in _IMPERATIVES:
+        # 'Name two spacecraft that ...': a request's verb, not a name.
+        return ctx.reject(method, f"'{name}' starts with the request's verb", ctx.standalone)
     if _COORDINATION.match(ctx.standalone[entity.end :]) or _COORDINATED_BEFORE.search(ctx.standalone[: entity.start]):
         # 'differences between the market and X': swapping one member of a list breaks the question.
         return ctx.reject(method, f"'{name}' is one of a list; a kind phrase there breaks the question", ctx.standalone)
@@ -141,7 +150,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         rep = phrase
         if det:
             start = det.start()
-        elif _POSSESSOR_BEFORE.search(s[:start]):
+        elif _POSSESSOR_BEFORE.search(s[:start]) or _DETERMINER_ADJECTIVE_BEFORE.search(s[:start]):
             rep = phrase.split(" ", 1)[1]  # "NASA's this mission" -> "NASA's mission"
         query = s[:start] + rep + s[end:]
         query = query[0].upper() + query[1:] if start == 0 else query
@@ -187,6 +196,22 @@ def _short_forms_merged(names: list[str]) -> list[str]:
     return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
 
 
+def _one_thing_merged(names: list[str], text: str) -> list[str]:
+    """Drop a name that the text uses only inside another name's alias ('Roman Empire' in 'the eastern Roman
+    Empire', which is the Byzantine Empire): one thing, not two rivals."""
+    out = []
+    for b in names:
+        stems_b = tx.content_stems(b)
+        covered = any(
+            not tx.same_thing(a, b) and stems_b <= tx.content_stems(alias) and not tx.same_thing(alias, b)
+            and tx.mentions(text, alias)
+            for a in names if a != b for alias in tx.aliases_of(a)
+        )
+        if not covered:
+            out.append(b)
+    return out
+
+
 def mentions_referent(history: list[dict[str, str]], ref: Referent, others: list[str] = ()) -> bool:
     """A distinctive word of the referent's name in the history ('Causeway' of 'Causeway VA Clinic'). Words it
     shares with other names of its kind ('VA', 'IBM') and acronyms of a whole organisation do not single it out:
@@ -207,11 +232,13 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:
 def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
     """Names of a kind asked about in the block, then in the domain, then from the kind lexicon."""
     out: list[str] = []
-    sources = [ctx.block_names, ctx.domain_names]
-    if sum(len(s.get(kind, [])) for s in sources) < 2:
-        sources.append(tx.lexicon_names())  # general knowledge only when the data has too few of the kind
-    for source in sources:
-        for name in source.get(kind, []):
+    sources = [(ctx.block_names, kind), (ctx.domain_names, kind)]
+    if len({n for s, _ in sources for n in s.get(kind, [])}) < 2:
+        # Too few in the data: the kind lexicon's names, then names of a kin kind from the block and domain.
+        sources.append((tx.lexicon_names(), kind))
+        sources += [(s, kin) for kin in tx.kin_of(kind) for s in (ctx.block_names, ctx.domain_names)]
+    for source, k in sources:
+        for name in source.get(k, []):
             if len(out) >= limit:
                 return out
             if not any(tx.same_thing(name, o) for o in out):
@@ -228,6 +255,15 @@ def own_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
     """Non-empty prefixes of the turn's own history that end before a user turn, longest first."""
     cuts = [i for i in ctx.conv.user_turn_indices() if 0 < i <= ctx.index]
     return [(cut, ctx.history[:cut]) for cut in sorted(cuts, reverse=True)]
+
+
+def later_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
+    """Prefixes of the turn's own conversation that go past the turn (up to the whole conversation), longest
+    first: the user comes back to the question later, after the talk has named other things of its kind."""
+    turns = ctx.conv.turns
+    cuts = [i for i in ctx.conv.user_turn_indices() if i > ctx.index] + [len(turns)]
+    return [(cut, history_of(ctx.conv, cut)) for cut in sorted(set(cuts), reverse=True)
+            if turns[cut - 1].role != "user"]
 
 
 _PLURAL_PRONOUNS = frozenset({"they", "them", "their"})
@@ -253,6 +289,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]
             by_kind.setdefault(k, []).append(name)
     user = exchange[0]["content"]
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = _one_thing_merged(_short_forms_merged(names), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return names
     return []

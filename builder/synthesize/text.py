@@ -364,6 +364,14 @@ def lexicon_names() -> dict[str, list[str]]:
     return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
 
 
+def kin_of(kind: str) -> list[str]:
+    """Kinds close to `kind`, in lexicon order ('clinic' -> center, hospital, office)."""
+    for group in lexicon().get("kin", []):
+        if kind in group:
+            return [k for k in group if k != kind]
+    return []
+
+
 def singular(word: str) -> str | None:
     """The head noun a (possibly plural) word names, if it is one ('clinics' -> 'clinic')."""
     low = word.lower()
@@ -416,7 +424,19 @@ def kind_of(name: str, texts: list[str] = ()) -> str | None:
     """A named thing's kind: from its own words ('Penobscot River'), the kind lexicon, or how the texts
     describe it."""
     return head_of(name) or kind_lexicon().get(name.lower()) or kind_lexicon().get(clean_name(name).lower()) or (
-        kind_in_text(name, list(texts)) if texts else None)
+        _alias_kind(name)) or (kind_in_text(name, list(texts)) if texts else None)
+
+
+def _alias_kind(name: str) -> str | None:
+    """The kind of a lexicon name that `name` is an alias of ('USA' -> country, 'Covid' -> disease)."""
+    group = _alias_group(name)
+    if group is None:
+        return None
+    for other in lexicon()["aliases"][group]:
+        kind = kind_lexicon().get(clean_name(str(other)).lower())
+        if kind:
+            return kind
+    return None
 
 
 def clean_name(name: str) -> str:
@@ -431,6 +451,8 @@ def is_name(name: str, kind: str | None) -> bool:
     toks = words(name)
     if not 0 < len(toks) <= 6 or not any(t[:1].isupper() or t[:1].isdigit() for t in toks):
         return False
+    if re.search(r"[‚Äú”“]|â€|Ã", name):
+        return False  # mis-decoded quotes from the source text are no part of a name
     first = toks[0].lower()
     if first in stopwords() or first in lexicon()["wh_words"] or first in lexicon()["verbs"] or all(t.isdigit() for t in toks):
         return False
@@ -487,6 +509,12 @@ def _alias_group(name: str) -> int | None:
     return _alias_groups().get(clean_name(name).lower())
 
 
+def aliases_of(name: str) -> list[str]:
+    """The names of the lexicon's alias group of `name` (only `name` when it has none)."""
+    group = _alias_group(name)
+    return [name] if group is None else [str(a) for a in lexicon()["aliases"][group]]
+
+
 def _alias_key(name: str) -> str:
     return re.sub(r"[^a-z]", "", name.lower().split("-")[0])
 
@@ -519,9 +547,14 @@ def _plain(text: str) -> str:
 
 
 def substitute(text: str, phrase: str, name: str) -> str | None:
-    """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay."""
+    """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay
+    ('the Byzantine Empire' -> 'Rome', not 'the Rome')."""
     m = re.search(r"(?i)(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", text)
     if not m:
         return None
-    out = text[: m.start()] + name + text[m.end() :]
+    before = text[: m.start()]
+    toks = words(name)
+    if len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
+        before = re.sub(r"(?i)\bthe\s+$", "", before)
+    out = before + name + text[m.end() :]
     return out[0].upper() + out[1:]

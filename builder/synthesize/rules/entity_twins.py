@@ -10,7 +10,7 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import (
-    TurnContext, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
+    TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
     unrelated_contexts,
 )
 from builder.synthesize.generic import generalize, with_referent
@@ -26,6 +26,9 @@ class EntityTwins:
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block; a hard negative after the turn's own history that names the entity.")
+
+    def __init__(self, histories: int = 1) -> None:
+        self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -46,7 +49,14 @@ class EntityTwins:
             return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
 
         # After an unrelated history and after none: two contexts in which the generic words stay open.
-        for stitched, source in unrelated_contexts(ctx, rng, resolves):
+        contexts = unrelated_contexts(ctx, rng, resolves)
+        used = {s["conversation_id"] for _, s in contexts}
+        for _ in range(self.histories - 1):  # more block-mates: same domain, other conversations
+            history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
+            if history and source["conversation_id"] not in used:
+                used.add(source["conversation_id"])
+                contexts.append((history, source))
+        for stitched, source in contexts:
             topic = topic_of(stitched)
             if entity.head:
                 if not options:

@@ -9,8 +9,9 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
+from builder.synthesize.rules.pronoun_reference import last_exchange as pronoun_last_exchange
 from builder.synthesize.context import (
-    TurnContext, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
+    TurnContext, donor_history, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
 )
 
 
@@ -33,11 +34,16 @@ class FollowupTwins:
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
-                "positive whose readings are the rewrite with names of the referent's kind from the block.")
+                "positive whose readings are the rewrite with names of the referent's kind from the block. With "
+                "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
+                "exchange names two or more things of the referent's kind: a same-topic positive read with them.")
 
-    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0) -> None:
+    def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
+                 histories: int = 1) -> None:
+        self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
         self.positive_share = positive_share  # share of turns that also get the stitched positives
         self.empty_share = empty_share  # share of those that get a no-history positive too
+        self.rival_prefixes = rival_prefixes  # own earlier prefixes whose last exchange names 2+ of the kind
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -76,13 +82,38 @@ class FollowupTwins:
         kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
         names = [n for n in kd.pool_of_kind(ctx, kind)] if kind else []
         readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in names) if r]
+        if kind and self.rival_prefixes:
+            yield from self._same_topic(ctx, referent, kind, anaphor, fragment, pair)
         if not kind or len(readings) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind of '{referent}' to read the query with")
             return
         # The same words after an unrelated history (and after none): a topic switch that leaves them open.
         avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
-        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share):
+        contexts = unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share)
+        used = {s["conversation_id"] for _, s in contexts}
+        for _ in range(self.histories - 1):  # more block-mates: same domain, other conversations
+            more, source = donor_history(ctx, rng, empty_share=0.0, avoid=avoid)
+            if more and source["conversation_id"] not in used:
+                used.add(source["conversation_id"])
+                contexts.append((more, source))
+        for stitched, source in contexts:
             yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
+
+    def _same_topic(self, ctx, referent, kind, anaphor, fragment, pair) -> Iterator[Record | Rejection]:
+        """The human follow-up asked earlier in its own conversation, right after an exchange that names two or
+        more things of the referent's kind (none singled out by its user turn): same topic, several candidates."""
+        found = 0
+        for cut, history in kd.own_prefixes(ctx)[1:]:  # the full own history resolves it: that is the negative
+            if found >= self.rival_prefixes:
+                break
+            rivals = kd.rivals(pronoun_last_exchange(history), kind)
+            readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
+            if len(rivals) < 2 or len(readings) != len(rivals[:6]):
+                continue
+            found += 1
+            rng = ctx.rng(f"{self.name}|rivals|{cut}")
+            yield self._unresolved(ctx, rng, history, {"conversation_id": ctx.conv.id, "turns": cut}, rivals[:6],
+                                   readings, kind, anaphor, fragment, pair)
 
     def _unresolved(self, ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair) -> Record:
         if fragment and not anaphor:

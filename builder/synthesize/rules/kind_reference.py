@@ -91,15 +91,20 @@ class KindReference:
                 "turn) gives a multiple_interpretations positive whose readings and clarification name them; a "
                 "prefix naming none gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block; a prefix naming exactly one gives the hard-negative twin, resolved by "
-                "that turn.")
+                "that turn. Several such stitch points per query, spread over the conversation; with `later`, the "
+                "question is also asked past its own turn once the talk has named two or more of its kind.")
 
-    def __init__(self, open_share: float = 1.0) -> None:
+    def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2) -> None:
         self.open_share = open_share  # share of turns whose positive may be the open (no candidate) kind
+        self.prefixes = prefixes  # distinct own prefixes per label that each give a positive (each a stitch point)
+        self.twins = twins  # distinct own prefixes naming exactly one that each give a hard-negative twin
+        self.referents = referents  # named things of the standalone query each made a kind phrase in turn
+        self.later = later  # also ask the question again later in the conversation, after 2+ things of its kind
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
-        if ctx.turn == 1:
+        if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        refs = kd.referents_of(ctx, self.name)
+        refs = kd.referents_of(ctx, self.name, limit=self.referents)
         if isinstance(refs, Rejection):
             yield refs
             return
@@ -116,29 +121,36 @@ class KindReference:
         describe = kd.describe_texts(ctx)
         found: dict[str, list[tuple[int, list[dict], list[str]]]] = {}
         others = kd.pool(ctx, ref)
-        for cut, history in kd.own_prefixes(ctx):  # longest first
+        later = kd.later_prefixes(ctx) if self.later else []
+        for cut, history in later + kd.own_prefixes(ctx):  # longest first
             label, names = classify(history, ref, describe, others)
-            found.setdefault(label, []).append((cut, history, names))
+            if cut <= ctx.index or label == "many":  # past the turn, only several candidates leave it open
+                found.setdefault(label, []).append((cut, history, names))
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
-        # The longest and the shortest prefix of each kind: two stitch points, two records.
-        for cut, history, names in _ends(found.get("many", [])):
+        # Several stitch points of each kind, spread over the conversation: each a record of its own.
+        for cut, history, names in _spread(found.get("many", []), self.prefixes):
             yield kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
         if found.get("none") and ctx.rng(f"{method}|open|{slot}").random() < self.open_share:
             names = kd.pool(ctx, ref)
             if len(names) < 2:
                 yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
-            for cut, history, _ in _ends(found["none"]) if len(names) >= 2 else []:
+            for cut, history, _ in _spread(found["none"], self.prefixes) if len(names) >= 2 else []:
                 yield kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair)
         if "many" not in found and "none" not in found:
             yield ctx.reject(method, f"no prefix of the conversation leaves '{kq.phrase}' open", kq.query)
         ones = found.get("one", [])
         own = tx.clean_name(ref.name)
         ones = [o for o in ones if tx.same_thing(o[2][0], own)] or ones  # a prefix naming the true referent first
-        if ones:
-            cut, history, names = ones[0]
+        for cut, history, names in ones[: self.twins]:
             yield kind_negative(ctx, kq, history, source(cut), names[0], method, version, pair)
 
 
-def _ends(found: list) -> list:
-    """The first and last of a list (once when they are the same)."""
-    return found[:1] + found[-1:] if len(found) > 1 else found
+def _spread(found: list, n: int) -> list:
+    """Up to `n` items of a list, evenly spread from its first to its last (the longest and the shortest
+    prefix first of all)."""
+    if n <= 1 or len(found) <= 1:
+        return found[:max(n, 0)]
+    if len(found) <= n:
+        return list(found)
+    picks = sorted({round(i * (len(found) - 1) / (n - 1)) for i in range(n)})
+    return [found[i] for i in picks]

@@ -23,12 +23,13 @@ class KindSwitch:
                 "names nothing of that kind: a topic switch, an underspecified_entity positive whose readings and "
                 "options are names of the kind asked about in the block and domain.")
 
-    def __init__(self, histories: int = 3, empty_share: float = 0.5) -> None:
+    def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2) -> None:
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
+        self.referents = referents  # named things of the standalone query each made a kind phrase in turn
         self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
-        refs = kd.referents_of(ctx, self.name)
+        refs = kd.referents_of(ctx, self.name, limit=self.referents)
         if isinstance(refs, Rejection):
             yield refs
             return
@@ -54,7 +55,9 @@ class KindSwitch:
             return
         rng = ctx.rng(method if slot == 0 else f"{method}|{slot}")
         used: set[str] = set()
-        for _ in range(self.histories):
+        for _ in range(3 * self.histories):  # a few more draws: a block-mate drawn twice gives no second record
+            if len(used) >= self.histories:
+                break
             history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
             if not history or source["conversation_id"] in used:
                 continue

@@ -36,33 +36,42 @@ class PronounReference:
                 "positive whose readings and clarification name them), or names only the referent (the hard-negative "
                 "twin, resolved by that turn).")
 
+    def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1) -> None:
+        self.prefixes = prefixes  # distinct own prefixes with two or more rivals that each give a positive
+        self.later = later  # also prefixes past the turn (the question asked later, right after 2+ rivals)
+        self.referents = referents  # named things of the standalone query each made a pronoun in turn
+
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
+            return
+        refs = kd.referents_of(ctx, self.name, need_kind=False, limit=self.referents)
+        if isinstance(refs, Rejection):
+            yield refs
+            return
+        for slot, ref in enumerate(refs):
+            yield from self._one(ctx, ref, slot)
+
+    def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
-        if ctx.turn == 1:
-            return
-        ref = kd.referent_of(ctx, method, need_kind=False)
-        if isinstance(ref, Rejection):
-            yield ref
-            return
         kq = kd.make_kind_query(ctx, ref, method, pronoun=True)
         if isinstance(kq, Rejection):
             yield kq
             return
         own = tx.clean_name(ref.name)
-        positive = negative = None
-        for cut, history in kd.own_prefixes(ctx):
+        positives: list[tuple[int, list[dict], list[str]]] = []
+        negative = None
+        for cut, history in (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx):
             names = tx.names_in(last_user(history))
             rivals = kd.rivals(last_exchange(history), ref.kind) if ref.kind else []
-            if positive is None and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
-                positive = (cut, history, rivals)
-            elif negative is None and len(names) == 1 and tx.same_thing(names[0], own):
+            if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
+                positives.append((cut, history, rivals))
+            elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own):
                 negative = (cut, history, names)
-        pair = pair_id(ctx, method)  # its own pair: the pronoun query is other words than the kind-phrase query
-        if positive is None:
+        pair = pair_id(ctx, method if slot == 0 else f"{method}|{slot}")  # its own pair: the pronoun query is other words than the kind-phrase query
+        if not positives:
             yield ctx.reject(method, "no user turn of the conversation names two things the pronoun could mean", kq.query)
-        else:
-            cut, history, names = positive
-            rng = ctx.rng(method)
+        for i, (cut, history, names) in enumerate(positives):
+            rng = ctx.rng(method if i == 0 and slot == 0 else f"{method}|{slot}|{cut}")
             shown = names[:6]
             rng.shuffle(shown)
             question, pattern = clarification("referent", rng, options=shown, anaphor=kq.phrase)

@@ -10,8 +10,15 @@ many distinct entities of the kind ("university") the top-k passages cover:
 - exactly one, the query's own referent: a hard negative resolved by the documents;
 - otherwise the turn is rejected, with the reason.
 
-Each is asked with no history and after the turn's own history. A history that names the referent
-settles the question: over ambiguous passages that is a hard negative resolved by the history.
+k is drawn per generic query from one seeded list for both labels, so the passage count says nothing
+about the label; at k=1 a passage that lists two or more things of the kind is a single-passage positive.
+
+Most records follow the turn's own conversation, as human post-retrieval questions do: the positive after
+the conversation's start cut before it names any thing of the kind (or after a history naming two or more
+of the readings), the hard negative after the full history. A history that names exactly one thing of the
+kind settles the question (a hard negative resolved by the history); one naming a thing of the kind the
+passages lack is rejected. A minority (`fresh_share`, `donor_share`, and `alone_rate` for turns with no
+usable own history) is asked with no history or after a block-mate's history.
 """
 
 from __future__ import annotations
@@ -272,6 +279,8 @@ def generalize(
         return f"the generic query still names '{entity.text}'"
     if not rest:
         return f"too little left after removing '{entity.text}'"
+    if kind.plural != noun and re.search(r"(?i)\b" + re.escape(kind.plural) + r"\b", query):
+        return f"the generic query names {kind.plural} and {phrase}: '{query}'"  # 'planets other than the planet'
     first = tx.words(standalone)[:1]
     if first and first[0].lower() in _stops() and tx.words(query)[:1] != first:
         return f"generalizing '{entity.text}' would swallow '{first[0]}'"
@@ -526,7 +535,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
     lexicon_name = name in kind_lexicon()[0]
-    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower()) or name in _THE) \
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower() and not lexicon_name) or name in _THE) \
             and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
@@ -535,12 +544,28 @@ def reading(generic: Generic, name: str) -> str | None:
     return out if out and out != generic.query else None
 
 
-def _prefix_naming_none(history: list[dict[str, str]], names: list[str], noun: str) -> list[dict[str, str]]:
-    """The longest prefix of whole exchanges (user + assistant) that names none of `names`."""
+def _kind_names_in(text: str, options: list[Option], referent: str, kind: Kind) -> list[str]:
+    """The distinct things of `kind` that `text` names: the readings it names, the referent, and other
+    names of the kind (by the kind lexicon or 'X University'), each once."""
+    found = [o.name for o in options if _names(text, o.name, kind.noun)]
+    if _names(text, referent, kind.noun):
+        found.append(referent)
+    lexicon = _lexicon_pattern(kind.noun)
+    for s in _sentences(text):
+        found.extend(canonical(m.group(1)) for m in (lexicon.finditer(s) if lexicon is not None else ()))
+        found.extend(_named_in_text(s, kind))
+    out: list[str] = []
+    for name in found:
+        if not any(_same_entity(name, o, kind.noun) for o in out):
+            out.append(name)
+    return out
+
+
+def _prefix_naming_none(history: list[dict[str, str]], names: Callable[[str], list[str]]) -> list[dict[str, str]]:
+    """The longest prefix of whole exchanges (user + assistant) in which `names` finds nothing."""
     for i, turn in enumerate(history):
-        if any(_names(turn["content"], n, noun) for n in names):
-            cut = i - (i % 2)  # back to the user turn that opened the exchange
-            return history[:cut]
+        if names(turn["content"]):
+            return history[: i - (i % 2)]  # back to the user turn that opened the exchange
     return history
 
 
@@ -558,31 +583,49 @@ def _names(text: str, name: str, noun: str) -> bool:
     return bool(need) and need <= tx.content_stems(text)
 
 
+def _ks(k: int | list[int]) -> list[int]:
+    ks = [k] if isinstance(k, int) else list(k)
+    if not ks or any(not isinstance(x, int) or not 1 <= x <= 10 for x in ks):
+        raise ValueError(f"retrieved_passages: k must be an integer 1..10 or a list of them, got {k!r}")
+    return ks
+
+
+def _share(name: str, value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"retrieved_passages: {name} must be 0..1, got {value}")
+    return value
+
+
 @register
 class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
-        "passages BM25 retrieves for that generic query from the pooled passages of its domain (never the passages "
-        "the named query retrieved). Two or more entities of the kind in them: a positive whose clarification names "
-        "them with a fact from each passage; exactly one, the query's own referent: a hard negative the documents "
-        "resolve; ambiguous passages after a history that names the referent: a hard negative the history resolves.")
+        "passages (k drawn per query from one seeded list, for both labels) BM25 retrieves for that generic query from "
+        "the pooled passages of its domain (never the passages the named query retrieved). Two or more entities of the "
+        "kind in them (one passage may list several): a positive whose clarification names them with a fact from each "
+        "passage, asked after the conversation's own start before it names one of them; exactly one, the query's own "
+        "referent: a hard negative the documents resolve; the ambiguous passages after the own history that names the "
+        "referent: a hard negative the history resolves. A minority is asked with no history or after a block-mate's.")
 
-    def __init__(self, k: int = 5, own_history: bool = True, donor_histories: int = 1, max_entities: int = 2) -> None:
-        if not 2 <= k <= 10:
-            raise ValueError(f"retrieved_passages: k must be 2..10, got {k}")
+    def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
+                 fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.05,
+                 own_history: bool = True, donor_histories: int | None = None) -> None:
+        self.ks = _ks(k)
         if max_entities < 1:
             raise ValueError(f"retrieved_passages: max_entities must be at least 1, got {max_entities}")
-        self.k = k
         self.max_entities = max_entities
         self.own_history = own_history
-        if not 0 <= donor_histories <= 3:
-            raise ValueError(f"retrieved_passages: donor_histories must be 0..3, got {donor_histories}")
-        self.donor_histories = donor_histories
+        # fresh_share / donor_share: of the queries asked after their own history, how many are also asked
+        # with no history / after a block-mate's; alone_rate: of those with no usable own history, how many
+        # are asked at all (with no history or a block-mate's), so most records follow their own conversation.
+        self.fresh_share = _share("fresh_share", fresh_share)
+        self.donor_share = _share("donor_share", donor_share if donor_histories is None else min(1.0, 0.1 * donor_histories))
+        self.alone_rate = _share("alone_rate", alone_rate)
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.corpus is None:
@@ -600,55 +643,80 @@ class RetrievedPassages:
             yield from self._for_generic(ctx, got, n)
 
     def _for_generic(self, ctx: TurnContext, got: Generic, n: int) -> Iterator[Record | Rejection]:
+        method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
+        rng = ctx.rng(method)
+        k = rng.choice(self.ks)  # one seeded draw for every label: the passage count says nothing about it
         # The original query's own passages would leak its answer: retrieval for the generic words decides.
-        hits = ctx.corpus.search(ctx.conv.domain, got.query, self.k, exclude=[p.id for p in ctx.passages])
-        if len(hits) < 2:
-            yield ctx.reject(self.name, "fewer than two passages retrieved for the generic query", got.query)
+        hits = ctx.corpus.search(ctx.conv.domain, got.query, k, exclude=[p.id for p in ctx.passages])
+        if not hits:
+            yield ctx.reject(self.name, "no passage retrieved for the generic query", got.query)
             return
         said = tx.content_stems(got.query) - {got.kind.noun}
         # 'Is rugby similar to rugby?' is no reading: an option the query already names is left out.
         options = [o for o in kind_options(hits, got.kind, got.query)
                    if reading(got, o.name) and not (tx.content_stems(o.name) - {got.kind.noun}) & said]
-        method = self.name if n == 0 else f"{self.name}#{n + 1}"  # one pair per generic query of the turn
-        rng = ctx.rng(method)
-        histories: list[tuple[list, dict | None]] = [([], None)]
-        if self.own_history and ctx.history:
-            histories.append((ctx.history, None))
-        names = [o.name for o in options] + [got.entity.text]
-        if self.own_history and len(options) >= 2:
-            # Same topic: the conversation's own start, cut before it first names a reading.
-            prefix = _prefix_naming_none(ctx.history, names, got.kind.noun)
-            if prefix and len(prefix) < len(ctx.history):
-                histories.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
-        for _ in range(self.donor_histories if len(options) >= 2 else 0):
-            # A topic switch: a block-mate's history that names none of the readings.
-            stitched, source = donor_history(ctx, rng, empty_share=0.0, avoid=lambda t: any(_names(t, n, got.kind.noun) for n in names))
-            if stitched and all(source != s for _, s in histories):
-                histories.append((stitched, source))
-        for history, source in histories:
-            yield self._record(ctx, got, hits, options, history, source, rng, method)
+        referent = got.referent or got.entity.text
+        names = lambda text: _kind_names_in(text, options, referent, got.kind)  # noqa: E731
+        own: list[tuple[list, dict | None]] = []
+        history = ctx.history if self.own_history else []
+        if history:
+            own.append((history, None))
+            # Same topic: the conversation's own start, cut before it first names a thing of the kind.
+            prefix = _prefix_naming_none(history, names)
+            if prefix and len(prefix) < len(history) and len(options) >= 2:
+                own.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
+        records = [self._record(ctx, got, k, hits, options, h, s, rng, method) for h, s in own]
+        # The minorities are sized on the positives asked after their own history: a turn whose own
+        # history only resolves it gets a fresh or block-mate copy at the alone rate, like a turn with none.
+        usable = [r for r in records if isinstance(r, Record) and (r.needs_clarification or len(options) < 2)]
+        extra: list[str] = []
+        if usable:
+            extra += ["fresh"] if rng.random() < self.fresh_share else []
+            extra += ["donor"] if rng.random() < self.donor_share else []
+        elif rng.random() < self.alone_rate:
+            total = self.fresh_share + self.donor_share
+            extra.append("donor" if total and rng.random() < self.donor_share / total else "fresh")
+        for how in extra:
+            if how == "donor":
+                # A topic switch: a block-mate's history that names no thing of the kind.
+                stitched, source = donor_history(ctx, rng, empty_share=0.0, avoid=lambda t: bool(names(t)))
+                if stitched:
+                    records.append(self._record(ctx, got, k, hits, options, stitched, source, rng, method))
+                    continue
+                if "fresh" in extra:
+                    continue
+            records.append(self._record(ctx, got, k, hits, options, [], None, rng, method))
+        yield from records
 
-    def _record(self, ctx, got: Generic, hits, options, history, history_source, rng, method) -> Record | Rejection:
+    def _record(self, ctx, got: Generic, k: int, hits, options, history, history_source, rng, method) -> Record | Rejection:
         noun, referent = got.kind.noun, got.referent or got.entity.text
         said = history_text(history)
-        named = [o for o in options if _names(said, o.name, noun)]
+        where = ("after an unrelated history" if history_source and history_source.get("conversation_id") != ctx.conv.id
+                 else "after its own history") if history else "with no history"
         own = [o for o in options if _same_entity(o.name, referent, noun)]
-        where = ("after an unrelated history" if history_source else "after its own history") if history else "with no history"
         if len(options) == 0:
             return ctx.reject(self.name, f"the passages name no {noun}", got.query)
         if len(options) == 1 and not own:
             return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
-        if history and (named or _names(said, referent, noun)):
-            if len(named) > 1 or (named and not own) or (named and named[0] is not own[0]):
-                return ctx.reject(self.name, f"{where}: the history names another {noun}", got.query)
-            resolved = own[0] if own else None
-            if resolved is None:
-                return ctx.reject(self.name, f"{where}: the history names '{referent}', which the passages do not", got.query)
-            if len(options) > 1 and _naming_turn(history, resolved.name, noun) is None and _naming_turn(history, referent, noun) is None:
-                return ctx.reject(self.name, f"{where}: no single history turn names '{referent}'", got.query)
-            return self._negative(ctx, got, hits, history, history_source, resolved, "documents" if len(options) == 1 else "history", method)
+        in_history = _kind_names_in(said, options, referent, got.kind) if history else []
+        unknown = [n for n in in_history if not any(_same_entity(n, o.name, noun) for o in options)]
+        if unknown and len(in_history) == 1 and _same_entity(unknown[0], referent, noun) and reading(got, unknown[0]):
+            # The chat was about the referent: the question is about it, whatever the retriever found.
+            return self._negative(ctx, got, k, hits, history, history_source, Option(unknown[0], "", ""), "history", method)
+        if unknown:
+            return ctx.reject(self.name, f"{where}: the history names '{unknown[0]}', which the passages do not", got.query)
+        if len(in_history) == 1:
+            # The history singles one out: resolved by it (several passages) or by the documents (one thing in them).
+            resolved = next(o for o in options if _same_entity(o.name, in_history[0], noun))
+            if len(options) > 1 and _naming_turn(history, resolved.name, noun) is None and _naming_turn(history, in_history[0], noun) is None:
+                return ctx.reject(self.name, f"{where}: no single history turn names '{in_history[0]}'", got.query)
+            if len(options) == 1:
+                return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
+            return self._negative(ctx, got, k, hits, history, history_source, resolved, "history", method, in_history[0])
         if len(options) == 1:
-            return self._negative(ctx, got, hits, history, history_source, own[0], "documents", method)
+            if in_history:  # the history names two things of the kind, the passages one
+                return ctx.reject(self.name, f"{where}: the history names two {got.kind.plural}, the passages one", got.query)
+            return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
@@ -664,10 +732,11 @@ class RetrievedPassages:
             target={"clarification": question},
             clarification_pattern=pattern,
             pair_id=pair_id(ctx, method),
-            provenance=self._provenance(ctx, got, history_source),
+            provenance=self._provenance(ctx, got, k, history_source),
         )
 
-    def _negative(self, ctx, got: Generic, hits, history, history_source, resolved: Option, source: str, method: str) -> Record:
+    def _negative(self, ctx, got: Generic, k: int, hits, history, history_source, resolved: Option, source: str, method: str,
+                  named: str = "") -> Record:
         resolution = {
             "source": source,
             "turn_index": _naming_turn(history, resolved.name, got.kind.noun) if source == "history" else None,
@@ -676,7 +745,7 @@ class RetrievedPassages:
             "resolved_query": reading(got, resolved.name),
         }
         if source == "history" and resolution["turn_index"] is None:
-            resolution["turn_index"] = _naming_turn(history, got.entity.text, got.kind.noun)
+            resolution["turn_index"] = _naming_turn(history, named or got.entity.text, got.kind.noun)
         return Record(
             domain=ctx.conv.domain,
             setting="post_retrieval",
@@ -689,12 +758,12 @@ class RetrievedPassages:
             target=clear_target(),
             resolution=resolution,
             pair_id=pair_id(ctx, method),
-            provenance=self._provenance(ctx, got, history_source),
+            provenance=self._provenance(ctx, got, k, history_source),
         )
 
-    def _provenance(self, ctx, got: Generic, history_source: dict | None) -> dict:
+    def _provenance(self, ctx, got: Generic, k: int, history_source: dict | None) -> dict:
         # The passages come from the domain pool, not from other conversations' turns: only this
         # conversation's text (query, history) ties the record to a split group.
         prov = ctx.provenance(self.name, self.version, history_source=history_source, docs=[ctx.conv.id])
-        prov["retrieval"] = {"method": corpus_mod.METHOD, "k": self.k, "query": got.query}
+        prov["retrieval"] = {"method": corpus_mod.METHOD, "k": k, "query": got.query}
         return prov

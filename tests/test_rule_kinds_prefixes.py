@@ -1,0 +1,94 @@
+"""Same-topic stitch points of the kind-reference generators: several own prefixes, the question asked again
+later in the conversation, the human follow-up after an exchange naming rivals, and the grammar fixes."""
+
+from builder.conversation import Conversation, Passage, Turn
+from builder.record import Record
+from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
+from builder.synthesize.context import TurnContext
+from builder.synthesize.rules.followup_twins import FollowupTwins
+from builder.synthesize.rules.kind_reference import KindReference, _spread
+
+
+def _ctx(conv, turn, block_names=None):
+    index = conv.user_turn_indices()[turn - 1]
+    return TurnContext(conv, turn, index, 13, "test", [], block_names=block_names or {})
+
+
+def _records(outputs):
+    return [o for o in outputs if isinstance(o, Record)]
+
+
+# The first turn names one clinic; later turns name two more, none singled out by the last user turn.
+LATER = Conversation("later", "govt", [
+    Turn("user", "Does the Causeway VA Clinic offer mental health services?",
+         [Passage("p1", "The Causeway VA Clinic offers mental health services.", "Causeway VA Clinic", True)],
+         rewrite="Does the Causeway VA Clinic offer mental health services?"),
+    Turn("assistant", "Yes, the Causeway VA Clinic offers mental health care."),
+    Turn("user", "Are there other clinics nearby?", rewrite="Are there other VA clinics near the Causeway VA Clinic?"),
+    Turn("assistant", "The Jamaica Plain VA Clinic and the Lowell VA Clinic are close."),
+    Turn("user", "What are their opening hours?", rewrite="What are the opening hours of the VA clinics?"),
+    Turn("assistant", "Both open at 8 am on weekdays."),
+])
+
+
+def test_a_first_turn_is_asked_again_later_only_after_several_of_its_kind():
+    assert not _records(KindReference().generate(_ctx(LATER, 1)))  # no later prefixes unless asked for
+    out = _records(KindReference(later=True, prefixes=4).generate(_ctx(LATER, 1)))
+    assert out and all(r.needs_clarification and r.category == "multiple_interpretations" for r in out)
+    cuts = sorted(r.provenance["history_source"]["turns"] for r in out)
+    assert cuts == [4, 6]  # the history past the first turn that names two or more clinics
+    for r in out:
+        assert "Causeway" not in r.query and r.query.endswith("clinic offer mental health services?")
+        assert any("Jamaica Plain VA Clinic" in i for i in r.interpretations)
+
+
+def test_spread_keeps_the_ends_and_spaces_the_rest():
+    items = list(range(10))
+    assert _spread(items, 2) == [0, 9]
+    assert _spread(items, 4) == [0, 3, 6, 9]
+    assert _spread(items, 1) == [0]
+    assert _spread(items[:3], 8) == [0, 1, 2]
+
+
+# The follow-up 'When was it founded?' resolved by its own history (Rome), asked after an earlier exchange
+# that named two empires.
+EMPIRES = Conversation("emp", "clapnq", [
+    Turn("user", "Which empires ruled the Mediterranean?"),
+    Turn("assistant", "The Roman Empire and the Ottoman Empire both ruled it at different times."),
+    Turn("user", "Tell me about the Roman Empire.", rewrite="Tell me about the Roman Empire."),
+    Turn("assistant", "The Roman Empire grew from the city of Rome."),
+    Turn("user", "When was it founded?",
+         [Passage("p2", "The Roman Empire is an empire founded in 27 BC.", "Roman Empire", True)],
+         rewrite="When was the Roman Empire founded?"),
+])
+
+
+def test_a_human_follow_up_after_an_exchange_naming_two_of_its_kind_is_unresolved():
+    ctx = _ctx(EMPIRES, 3, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
+    plain = _records(FollowupTwins().generate(ctx))
+    assert not [r for r in plain if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "emp"]
+    out = _records(FollowupTwins(rival_prefixes=2).generate(ctx))
+    same = [r for r in out if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "emp"]
+    assert len(same) == 1
+    r = same[0]
+    assert r.query == "When was it founded?" and r.provenance["history_source"]["turns"] == 2
+    assert sorted(r.interpretations) == ["When was the Ottoman Empire founded?", "When was the Roman Empire founded?"]
+    assert any(not x.needs_clarification for x in out)  # the turn in its own full history stays the hard negative
+
+
+def test_a_name_inside_another_names_alias_is_no_rival():
+    exchange = [{"role": "user", "content": "Why was the eastern Roman Empire called the Byzantine Empire?"},
+                {"role": "assistant", "content": "Historians call the eastern Roman Empire the Byzantine Empire."}]
+    assert kd.rivals(exchange, "empire") == []
+    two = [{"role": "user", "content": "Compare the Roman Empire and the Ottoman Empire."},
+           {"role": "assistant", "content": "The Roman Empire and the Ottoman Empire lasted centuries."}]
+    assert sorted(kd.rivals(two, "empire")) == ["Ottoman Empire", "Roman Empire"]
+
+
+def test_readings_and_kind_phrases_stay_grammatical():
+    assert tx.substitute("When was the Byzantine Empire reorganized?", "Byzantine Empire", "Rome") == \
+        "When was Rome reorganized?"
+    assert tx.substitute("When was the Byzantine Empire reorganized?", "Byzantine Empire", "Ottoman Empire") == \
+        "When was the Ottoman Empire reorganized?"
+    assert tx.kind_of("USA") == "country" and tx.kind_of("Covid") == "disease"  # an alias takes its group's kind
