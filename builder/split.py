@@ -314,10 +314,13 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
             roots = _drop(records, roots, blocks, alive, cut, dropped,
                           f"block severed: joins the two halves of a block of domain '{domain}', "
                           "cut so that the domain reaches every split")
-    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records.
-    while True:
+    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records. Only where
+    # that is attainable: with fewer than 2 / MAX_GROUP_SHARE conversations one conversation alone is that big.
+    n_conversations = len({c for r in records for c in conversations_of(r)})
+    while n_conversations * max_group_share >= 2:
         sizes = Counter(roots[i] for i in range(len(records)) if alive[i])
-        big = sorted((g for g, n in sizes.items() if n > max_group_share * len(records)), key=lambda g: (-sizes[g], g))
+        limit = max_group_share * sum(sizes.values())  # of the records kept, as a reader of the release counts
+        big = sorted((g for g, n in sizes.items() if n > limit), key=lambda g: (-sizes[g], g))
         cut = next((c for g in big if (c := _sever(records, roots, blocks, {g}, seed, alive)) is not None), None)
         if cut is None:
             break
@@ -343,7 +346,7 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     sizes = Counter(roots)
     quality = split_quality(splits, min_stratum)
     quality["largest_group"] = max(sizes.values())
-    quality["largest_group_share"] = round(max(sizes.values()) / len(records), 4)
+    quality["largest_group_share"] = round(max(sizes.values()) / len(kept), 4)
     quality["dropped"] = dict(sorted(Counter(d["reason"].split(":")[0] for d in dropped).items()))
     dropped.sort(key=lambda d: d["id"])
     return SplitResult(splits, len(group_keys), leakage, dropped, quality)

@@ -12,6 +12,7 @@ import pytest
 
 from builder.errors import InputError
 from builder.evaluate.predictors import load_predictor, parse_model_output
+from builder.record import NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES
 from builder.release import load_release
 from builder.train.baseline import BaselinePredictor, template_question, train_baseline
 from builder.train.features import HAND_FEATURES, hand_features
@@ -120,9 +121,14 @@ def test_cli_train_baseline_on_the_demo_build(demo_release, tmp_path):
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["release"]["name"] == "clariedge-demo"
     test = load_release(demo_release)["test"]
-    positives = sum(r["needs_clarification"] for r in test) / len(test)
-    # Better than the majority class on held-out conversations.
-    assert meta["metrics"]["test"]["accuracy"] > max(positives, 1 - positives) + 0.1
+    # Better than chance on held-out conversations, on both labels: balanced accuracy, since the demo's test
+    # split is small and skewed (a majority-class predictor scores 0.5 here, whatever the skew).
+    by_category = meta["metrics"]["test"]["by_category"]
+    recall = {}
+    for label, categories in (("positive", POSITIVE_CATEGORIES), ("negative", NEGATIVE_CATEGORIES)):
+        rows = [by_category[c] for c in categories if c in by_category]
+        recall[label] = sum(r["n"] * r["accuracy"] for r in rows) / sum(r["n"] for r in rows)
+    assert (recall["positive"] + recall["negative"]) / 2 > 0.65, recall
     preds = tmp_path / "preds.jsonl"
     proc = subprocess.run([*CLI, "predict", "--model", str(out), "--release", str(demo_release), "--out", str(preds)],
                           capture_output=True, text=True, cwd=ROOT)
