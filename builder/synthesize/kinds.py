@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Iterator
 
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
@@ -82,6 +83,17 @@ def referents_of(ctx: TurnContext, method: str, need_kind: bool = True, limit: i
             break
     return out or first
 
+
+
+def each_referent(ctx: TurnContext, method: str, one: Callable[[TurnContext, Referent, int], Iterator],
+                  need_kind: bool = True, limit: int = 2) -> Iterator:
+    """`one(ctx, referent, slot)` for each referent of the turn (see referents_of), or the rejection."""
+    refs = referents_of(ctx, method, need_kind=need_kind, limit=limit)
+    if isinstance(refs, Rejection):
+        yield refs
+        return
+    for slot, ref in enumerate(refs):
+        yield from one(ctx, ref, slot)
 
 def referent_of(ctx: TurnContext, method: str, need_kind: bool = True) -> Referent | Rejection:
     """The key named thing of the human standalone query, with its kind."""

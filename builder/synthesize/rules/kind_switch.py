@@ -29,12 +29,7 @@ class KindSwitch:
         self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
-        refs = kd.referents_of(ctx, self.name, limit=self.referents)
-        if isinstance(refs, Rejection):
-            yield refs
-            return
-        for slot, ref in enumerate(refs):
-            yield from self._one(ctx, ref, slot)
+        yield from kd.each_referent(ctx, self.name, self._one, limit=self.referents)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version

@@ -44,12 +44,7 @@ class PronounReference:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        refs = kd.referents_of(ctx, self.name, need_kind=False, limit=self.referents)
-        if isinstance(refs, Rejection):
-            yield refs
-            return
-        for slot, ref in enumerate(refs):
-            yield from self._one(ctx, ref, slot)
+        yield from kd.each_referent(ctx, self.name, self._one, need_kind=False, limit=self.referents)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
