@@ -107,14 +107,49 @@ def test_history_that_names_the_referent_resolves_the_ambiguous_passages():
     assert resolved.pair_id == fresh.pair_id  # a contrastive pair: same words, same passages
 
 
-def test_one_river_retrieved_is_a_hard_negative_resolved_by_the_documents():
-    [negative] = [o for o in _run(NAMED, 1) if isinstance(o, Record)]
+ABOUT_PENOBSCOT = _conv("about-pen", "geo", [
+    Turn("user", "Tell me about the Penobscot River.", [PENOBSCOT_OWN], rewrite="Tell me about the Penobscot River."),
+    Turn("assistant", "The Penobscot River flows through Maine."),
+    Turn("user", "When was it named?", [PENOBSCOT_OWN], rewrite="When was the Penobscot River named?"),
+])
+
+
+def _run_with_names(conv, turn, names, **options):
+    corpus = Corpus.from_conversations(ALL)
+    index = conv.user_turn_indices()[turn - 1]
+    ctx = TurnContext(conv, turn, index, 7, "test", [], domain_names=names, corpus=corpus)
+    return list(RetrievedPassages(**(ALL_HISTORIES | options)).generate(ctx))
+
+
+def test_one_river_retrieved_and_nothing_in_the_chat_is_still_which_river():
+    # The passages BM25 found for 'the river' are about one river; the user never said which: a positive.
+    [positive] = [o for o in _run_with_names(NAMED, 1, {"river": ["Snake River", "Penobscot River"]}) if isinstance(o, Record)]
+    assert positive.query == "When was the river named?" and positive.history == []
+    assert positive.needs_clarification and positive.category == "underspecified_entity"
+    assert positive.clarification_pattern == "hedge"
+    assert "Penobscot River" in positive.target["clarification"]  # the passages' one, named with its fact
+    assert positive.interpretations == ["When was the Penobscot River named?", "When was the Snake River named?"]
+    assert "pen-own" not in [d["id"] for d in positive.documents]
+    assert validate([positive.to_dict()])[1] == []
+
+
+def test_one_river_and_no_other_name_of_the_kind_is_rejected_with_the_reason():
+    out = _run(NAMED, 1)
+    assert out and all(isinstance(o, Rejection) for o in out)
+    assert any("no other name of the kind" in o.reason for o in out)
+
+
+def test_one_river_retrieved_after_the_chat_about_it_is_a_hard_negative_resolved_by_the_documents():
+    out = [o for o in _run_with_names(ABOUT_PENOBSCOT, 2, {"river": ["Snake River"]}) if isinstance(o, Record)]
+    [negative] = [r for r in out if r.history]
     assert negative.query == "When was the river named?"
     assert not negative.needs_clarification and negative.category == "hard_negative"
     assert negative.resolution["source"] == "documents" and negative.resolution["document_id"] == "pen-1"
     assert negative.resolution["referent"] == "Penobscot River"
     assert negative.interpretations == ["When was the Penobscot River named?"]
-    assert "pen-own" not in [d["id"] for d in negative.documents]
+    # Its twin without the chat is the positive: same words, same passages.
+    [fresh] = [r for r in out if not r.history]
+    assert fresh.needs_clarification and fresh.pair_id == negative.pair_id and fresh.documents == negative.documents
 
 
 def test_rejects_with_a_reason_when_no_entity_of_the_kind_is_retrieved():
@@ -235,7 +270,8 @@ def test_k_is_drawn_per_query_from_the_list_and_recorded():
     corpus = Corpus.from_conversations(ALL)
     drawn = set()
     for seed in range(12):
-        ctx = TurnContext(NAMED, 1, 0, seed, "test", [], corpus=corpus)  # one river at any k: a record either way
+        # one river at any k, and another river name known: a record either way
+        ctx = TurnContext(NAMED, 1, 0, seed, "test", [], domain_names={"river": ["Snake River"]}, corpus=corpus)
         for r in RetrievedPassages(k=[1, 5], **{"fresh_share": 1.0, "alone_rate": 1.0}).generate(ctx):
             if isinstance(r, Record):
                 drawn.add(r.provenance["retrieval"]["k"])

@@ -7,7 +7,11 @@ many distinct entities of the kind ("university") the top-k passages cover:
 
 - two or more: `multiple_interpretations`; the clarification names them, each with a short fact from its
   passage, and every interpretation is the generic query with one of them named;
-- exactly one, the query's own referent: a hard negative resolved by the documents;
+- exactly one, the query's own referent, after the chat the user's own words leaned on: a hard negative
+  resolved by the documents (they agree with the history);
+- exactly one and nothing in the chat singling it out (no history, a block-mate's, the own start before it
+  names the kind, or a user who had to name it): `underspecified_entity`, since passages retrieved for vague
+  words say nothing about what the user meant ("Do you mean the Penobscot River, ..., or another river?");
 - otherwise the turn is rejected, with the reason.
 
 k is drawn per generic query from one seeded list for both labels, so the passage count says nothing
@@ -35,6 +39,7 @@ import yaml
 from builder.conversation import Passage
 from builder.record import Record, clear_target
 from builder.synthesize import corpus as corpus_mod
+from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import join_options
@@ -601,7 +606,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -609,7 +614,8 @@ class RetrievedPassages:
         "the pooled passages of its domain (never the passages the named query retrieved). Two or more entities of the "
         "kind in them (one passage may list several): a positive whose clarification names them with a fact from each "
         "passage, asked after the conversation's own start before it names one of them; exactly one, the query's own "
-        "referent: a hard negative the documents resolve; the ambiguous passages after the own history that names the "
+        "referent: a hard negative the documents resolve after the chat the user's words leaned on, an underspecified_entity "
+        "positive naming it when nothing in the chat singles it out; the ambiguous passages after the own history that names the "
         "referent: a hard negative the history resolves. A minority is asked with no history or after a block-mate's.")
 
     def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
@@ -663,7 +669,7 @@ class RetrievedPassages:
             own.append((history, None))
             # Same topic: the conversation's own start, cut before it first names a thing of the kind.
             prefix = _prefix_naming_none(history, names)
-            if prefix and len(prefix) < len(history) and len(options) >= 2:
+            if prefix and len(prefix) < len(history) and options:
                 own.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
         records = [self._record(ctx, got, k, hits, options, h, s, rng, method) for h, s in own]
         # The minorities are sized on the positives asked after their own history: a turn whose own
@@ -716,7 +722,13 @@ class RetrievedPassages:
         if len(options) == 1:
             if in_history:  # the history names two things of the kind, the passages one
                 return ctx.reject(self.name, f"{where}: the history names two {got.kind.plural}, the passages one", got.query)
-            return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
+            if history and history_source is None and not _names(ctx.query, referent, noun):
+                # The user's own words leaned on this very history ('when was it founded?'): it settles the
+                # question, and the passages agree.
+                return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
+            # Retrieval for vague words proves nothing about what the user meant: one university in the
+            # passages, and nothing in the chat singling it out, is still 'which university?'.
+            return self._single(ctx, got, k, hits, own[0], history, history_source, rng, method)
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
@@ -731,6 +743,30 @@ class RetrievedPassages:
             interpretations=[reading(got, o.name) for o in options],
             target={"clarification": question},
             clarification_pattern=pattern,
+            pair_id=pair_id(ctx, method),
+            provenance=self._provenance(ctx, got, k, history_source),
+        )
+
+    def _single(self, ctx, got: Generic, k: int, hits, found: Option, history, history_source, rng, method) -> Record | Rejection:
+        """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
+        which; the readings are it and names of the kind asked about in the block or domain."""
+        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun) if not _same_entity(n, found.name, got.kind.noun)]
+        readings = [r for r in (reading(got, n) for n in [found.name, *others]) if r]
+        if len(readings) < 2 or readings[0] is None:
+            return ctx.reject(self.name, f"the passages name one {got.kind.noun} and no other name of the kind is known", got.query)
+        template = rng.choice(templates()["single"])
+        question = template.format(option=found.shown(), head=got.kind.noun, heads=got.kind.plural)
+        return Record(
+            domain=ctx.conv.domain,
+            setting="post_retrieval",
+            history=history,
+            query=got.query,
+            documents=[p.as_document() for p in hits],
+            needs_clarification=True,
+            category="underspecified_entity",
+            interpretations=readings[:4],
+            target={"clarification": question},
+            clarification_pattern="hedge",
             pair_id=pair_id(ctx, method),
             provenance=self._provenance(ctx, got, k, history_source),
         )
