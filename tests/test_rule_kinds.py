@@ -147,3 +147,33 @@ def test_a_list_member_is_not_swapped_for_a_kind_phrase():
     out = list(KindReference().generate(_ctx(conv, 2)))
     assert not _records(out)
     assert any("one of a list" in r.reason for r in out if isinstance(r, Rejection))
+
+
+def test_retrieved_share_asks_the_same_question_with_passages_bm25_finds_for_its_words():
+    from builder.synthesize.corpus import Corpus
+    from builder.validate import validate
+
+    pool = Conversation("pool", "govt", [Turn("user", "Which clinics help veterans?", [
+        Passage("c1", "The Brockton VA Clinic offers mental health services to veterans.", "Brockton VA Clinic"),
+        Passage("c2", "The Lowell VA Clinic offers primary care.", "Lowell VA Clinic"),
+    ])])
+    corpus = Corpus.from_conversations([CLINICS, ONE_CLINIC, pool])
+    ctx = TurnContext(CLINICS, 3, CLINICS.user_turn_indices()[2], 13, "test", [], corpus=corpus)
+    plain = _records(KindReference().generate(ctx))
+    both = _records(KindReference(retrieved_share=1.0).generate(ctx))
+    pre = [r for r in both if r.setting == "pre_retrieval"]
+    post = [r for r in both if r.setting == "post_retrieval"]
+    assert [r.to_dict() for r in pre] == [r.to_dict() for r in plain]  # the share only adds records
+    assert post and len(post) == len(pre)
+    for copy, original in zip(post, pre):
+        # Same words, same chat, same label; passages found for the question's own words, never the turn's own.
+        assert (copy.query, copy.history, copy.label, copy.category) == (original.query, original.history, original.label, original.category)
+        ids = [d["id"] for d in copy.documents]
+        assert ids and "p1" not in ids and set(ids) <= {"c1", "c2"}
+        assert copy.provenance["retrieval"]["query"] == copy.query and len(ids) <= copy.provenance["retrieval"]["k"]
+        assert copy.id != original.id and copy.pair_id != original.pair_id
+    # A pair stays a pair in the new setting.
+    assert len({r.pair_id for r in post}) == len({r.pair_id for r in pre})
+    valid, quarantined = validate([r.to_dict() for r in both])
+    assert quarantined == [] and len(valid) == len(both)
+    assert KindReference(retrieved_share=1.0).needs_corpus and not KindReference().needs_corpus

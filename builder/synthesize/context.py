@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from builder.conversation import Conversation, Passage
@@ -201,3 +201,31 @@ def names_by_kind(conversations: list[Conversation]) -> dict[str, list[str]]:
                     if not any(tx.same_thing(name, o) for o in names):
                         names.append(name)
     return out
+
+
+# Passage counts a RAG system shows, drawn per record for either label: the count says nothing about the label.
+RETRIEVAL_KS = (1, 2, 3, 3, 4, 5, 5, 6, 8)
+
+
+def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int, ...] = RETRIEVAL_KS) -> Record | None:
+    """For `share` of the records, the same question in the post-retrieval setting, with the top-k passages BM25
+    finds for its own words in the domain's pool (never the turn's own passages: the named query found those).
+
+    The label stands. Passages retrieved for vague words ('this clinic') do not single out what the chat left
+    open, and do not unsettle the one thing of the kind the chat named."""
+    if ctx.corpus is None or share <= 0.0:
+        return None
+    rng = ctx.rng(f"{record.provenance['method']}|retrieval|{record.id}")
+    if rng.random() >= share:
+        return None
+    k = rng.choice(ks)
+    hits = ctx.corpus.search(ctx.conv.domain, record.query, k, exclude=[p.id for p in ctx.passages])
+    if not hits:
+        return None
+    from builder.synthesize.corpus import METHOD  # the index module loads bm25s lazily
+
+    provenance = dict(record.provenance, document_sources=[ctx.conv.id],
+                      retrieval={"method": METHOD, "k": k, "query": record.query})
+    pair = record.pair_id and "pair-" + hashlib.sha256(f"{record.pair_id}|post_retrieval".encode()).hexdigest()[:12]
+    return replace(record, setting="post_retrieval", documents=[p.as_document() for p in hits],
+                   provenance=provenance, pair_id=pair, id="")
