@@ -92,7 +92,9 @@ class KindReference:
                 "prefix naming none gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block; a prefix naming exactly one gives the hard-negative twin, resolved by "
                 "that turn. Several such stitch points per query, spread over the conversation; with `later`, the "
-                "question is also asked past its own turn once the talk has named two or more of its kind.")
+                "question is also asked past its own turn once the talk has named two or more of its kind. With "
+                "`retrieved_share`, that share of the records is also asked post-retrieval, with the passages BM25 finds "
+                "for the question's own words in the domain's pool (never the turn's own); the label stands.")
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2,
                  retrieved_share: float = 0.0) -> None:

@@ -34,7 +34,8 @@ class PronounReference:
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
                 "of its own conversation whose last user turn names two or more things (an unresolved_reference "
                 "positive whose readings and clarification name them), or names only the referent (the hard-negative "
-                "twin, resolved by that turn).")
+                "twin, resolved by that turn). With `retrieved_share`, that share is also asked post-retrieval, with the "
+                "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0) -> None:
         if not 0.0 <= retrieved_share <= 1.0:
