@@ -732,30 +732,25 @@ class RetrievedPassages:
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
-        return Record(
-            domain=ctx.conv.domain,
-            setting="post_retrieval",
-            history=history,
-            query=got.query,
-            documents=[p.as_document() for p in hits],
-            needs_clarification=True,
-            category="multiple_interpretations",
-            interpretations=[reading(got, o.name) for o in options],
-            target={"clarification": question},
-            clarification_pattern=pattern,
-            pair_id=pair_id(ctx, method),
-            provenance=self._provenance(ctx, got, k, history_source),
-        )
+        readings = [reading(got, o.name) for o in options]
+        return self._positive(ctx, got, k, hits, history, history_source, "multiple_interpretations", readings, question,
+                              pattern, method)
 
     def _single(self, ctx, got: Generic, k: int, hits, found: Option, history, history_source, rng, method) -> Record | Rejection:
         """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
         which; the readings are it and names of the kind asked about in the block or domain."""
         others = [n for n in kd.pool_of_kind(ctx, got.kind.noun) if not _same_entity(n, found.name, got.kind.noun)]
-        readings = [r for r in (reading(got, n) for n in [found.name, *others]) if r]
-        if len(readings) < 2 or readings[0] is None:
+        readings = [r for r in (reading(got, n) for n in others) if r]
+        first = reading(got, found.name)
+        if first is None or not readings:
             return ctx.reject(self.name, f"the passages name one {got.kind.noun} and no other name of the kind is known", got.query)
         template = rng.choice(templates()["single"])
         question = template.format(option=found.shown(), head=got.kind.noun, heads=got.kind.plural)
+        return self._positive(ctx, got, k, hits, history, history_source, "underspecified_entity", [first, *readings[:3]], question,
+                              "hedge", method)
+
+    def _positive(self, ctx, got: Generic, k: int, hits, history, history_source, category: str, readings: list[str],
+                  question: str, pattern: str, method: str) -> Record:
         return Record(
             domain=ctx.conv.domain,
             setting="post_retrieval",
@@ -763,10 +758,10 @@ class RetrievedPassages:
             query=got.query,
             documents=[p.as_document() for p in hits],
             needs_clarification=True,
-            category="underspecified_entity",
-            interpretations=readings[:4],
+            category=category,
+            interpretations=readings,
             target={"clarification": question},
-            clarification_pattern="hedge",
+            clarification_pattern=pattern,
             pair_id=pair_id(ctx, method),
             provenance=self._provenance(ctx, got, k, history_source),
         )
