@@ -75,6 +75,8 @@ def test_no_candidate_gives_an_open_positive_read_with_the_blocks_names():
     assert opened and all(r.history == [{"role": t.role, "content": t.text} for t in CLINICS.turns[:2]] for r in opened)
     assert "Does the Brockton VA Clinic offer mental health services?" in opened[0].interpretations
     assert len(pairs) == 1, "the same query in every context is one contrastive pair"
+    # The block's names are readings, not options the chat offered: the clarification asks openly.
+    assert all(r.clarification_pattern == "open" and "Brockton" not in r.target["clarification"] for r in opened)
 
 
 def test_topic_switch_needs_a_history_without_the_kind():
@@ -129,6 +131,39 @@ def test_aliases_are_one_reading_and_things_named_after_others_are_not():
     assert not tx.same_thing("Berlin", "Berlin Wall")
     assert not tx.same_thing("Mars", "Marshall")
     assert not tx.same_thing("Lite plan", "Standard plan")
+    # An acronym of the other name's capitalised words, the rest agreeing.
+    assert tx.same_thing("IBM Cloud VPC", "IBM Cloud Virtual Private Cloud") and tx.same_thing("VPC", "Virtual Private Cloud")
+    assert tx.same_thing("Cloud Internet Services", "CIS")
+    assert not tx.same_thing("IBM Cloud VPC", "Virtual Private Cloud") and not tx.same_thing("NFL", "NBA")
+
+
+def test_a_bare_kind_phrase_is_found_unless_named_or_restricted():
+    assert tx.unresolved_kind_phrase("Does the program make any efforts to conserve the environment?") == "the program"
+    assert tx.unresolved_kind_phrase("Is this planet far from the Sun?") == "this planet"
+    assert tx.unresolved_kind_phrase("What is the capital of France?") is None
+    assert tx.unresolved_kind_phrase("What are the benefits of the Lite plan?") is None
+    assert tx.unresolved_kind_phrase("What is the difference between stocks and bonds?") is None
+
+
+def test_standalone_clear_rejects_a_rewrite_that_leaves_a_kind_phrase_open():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    conv = Conversation("prog", "govt", [Turn("user", "Does the program conserve the environment?",
+                                              rewrite="Does the program conserve the environment?")])
+    out = list(StandaloneClear().generate(_ctx(conv, 1)))
+    assert not _records(out) and "leaves 'the program' open" in out[0].reason
+
+
+def test_a_kind_with_a_default_referent_gives_no_open_positive():
+    earth = Conversation("earth", "clapnq", [
+        Turn("user", "How old do you have to be to drive?"), Turn("assistant", "16 in most states."),
+        Turn("user", "What is the average temperature on Mars?", rewrite="What is the average temperature on Mars?"),
+    ])
+    names = {"planet": ["Mars", "Jupiter", "Earth"]}
+    for generator in (KindReference(), KindSwitch(empty_share=1.0)):
+        out = list(generator.generate(_ctx(earth, 2, [DONOR], names)))
+        assert not [r for r in _records(out) if r.category == "underspecified_entity"]
+        assert any("reads as Earth" in o.reason for o in out if isinstance(o, Rejection))
 
 
 def test_existential_there_is_no_reference():

@@ -364,6 +364,12 @@ def lexicon_names() -> dict[str, list[str]]:
     return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
 
 
+def default_referent(kind: str) -> str | None:
+    """The one thing a bare kind phrase means when nothing else is said ('this planet' -> Earth)."""
+    value = lexicon().get("default_referents", {}).get(kind)
+    return str(value) if value else None
+
+
 def kin_of(kind: str) -> list[str]:
     """Kinds close to `kind`, in lexicon order ('clinic' -> center, hospital, office)."""
     for group in lexicon().get("kin", []):
@@ -477,12 +483,14 @@ def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
 
 
 def same_thing(a: str, b: str) -> bool:
-    """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account'), but not a thing and
-    something named after it ('Berlin' / 'Berlin Wall')."""
+    """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account', 'IBM Cloud VPC' /
+    'IBM Cloud Virtual Private Cloud'), but not a thing and something named after it ('Berlin' / 'Berlin Wall')."""
     ga, gb = _alias_group(a), _alias_group(b)
     if ga is not None or gb is not None:
         if ga == gb:
             return True
+    if _acronym_of(a, b) or _acronym_of(b, a):
+        return True
     sa, sb = content_stems(a), content_stems(b)
     if not sa or not sb:
         return False
@@ -498,6 +506,43 @@ def same_thing(a: str, b: str) -> bool:
     kind = kind_of(clean_name(short))
     extra = extra - vendor
     return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+
+
+def _acronym_of(a: str, b: str) -> bool:
+    """`a` spells a run of `b`'s capitalised words by their initials, and the rest of the two names agree
+    ('VPC' / 'Virtual Private Cloud', 'IBM Cloud VPC' / 'IBM Cloud Virtual Private Cloud')."""
+    wa, wb = words(clean_name(a)), words(clean_name(b))
+    for i, tok in enumerate(wa):
+        n = len(tok)
+        if not (tok.isupper() and tok.isalpha() and 2 <= n <= 6):
+            continue
+        for j in range(len(wb) - n + 1):
+            run = wb[j:j + n]
+            if all(w[:1].isupper() for w in run) and "".join(w[0] for w in run) == tok:
+                rest_a = {stem(w) for w in wa[:i] + wa[i + 1:]}
+                rest_b = {stem(w) for w in wb[:j] + wb[j + n:]}
+                if rest_a == rest_b:
+                    return True
+    return False
+
+
+_RESTRICTING = frozenset("of that which who whom whose where for in on at with from called named".split())
+_DEMONSTRATIVE_OR_THE = re.compile(r"\b(the|this|that|these|those)\s+([A-Za-z][\w\-]*)(?:\s+(\S+))?", re.I)
+
+
+def unresolved_kind_phrase(query: str) -> str | None:
+    """'the program', 'this planet': a bare kind noun after a definite or demonstrative determiner, neither named
+    ('the Lite plan') nor restricted by what follows ('the capital of France'); None when there is none."""
+    for m in _DEMONSTRATIVE_OR_THE.finditer(query):
+        det, noun, after = m.group(1).lower(), m.group(2), (m.group(3) or "").strip("?,.!;:").lower()
+        if noun[:1].isupper() or singular(noun) is None:
+            continue
+        if det == "that" and noun.lower() in lexicon()["verbs"]:
+            continue
+        if after in _RESTRICTING or (m.group(3) or "")[:1].isupper():
+            continue
+        return f"{m.group(1)} {noun}"
+    return None
 
 
 @lru_cache(maxsize=1)

@@ -32,11 +32,12 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
 
 
 def kind_positive(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, names: list[str],
-                  category: str, method: str, version: str, pair: str | None = None) -> Record:
-    """A positive whose readings and clarification name `names` (from the history, or the block's names of the kind)."""
+                  category: str, method: str, version: str, pair: str | None = None, named_here: bool = True) -> Record:
+    """A positive whose readings name `names` (from the history, or the block's names of the kind). Its
+    clarification names them only when the history does (`named_here`); else it asks openly."""
     rng = ctx.rng(f"{method}|clarify|{source.get('conversation_id')}|{source.get('turns')}")
     ref = kq.referent
-    shown = list(names[:8])
+    shown = list(names[:8]) if named_here else []
     rng.shuffle(shown)
     question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
                                       heads=tx.plural(ref.kind))
@@ -84,7 +85,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "1"
+    version = "2"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -137,12 +138,16 @@ class KindReference:
         # Several stitch points of each kind, spread over the conversation: each a record of its own.
         for cut, history, names in _spread(found.get("many", []), self.prefixes):
             yield kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
-        if found.get("none") and ctx.rng(f"{method}|open|{slot}").random() < self.open_share:
+        default = tx.default_referent(ref.kind)
+        if found.get("none") and default:
+            yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
+        elif found.get("none") and ctx.rng(f"{method}|open|{slot}").random() < self.open_share:
             names = kd.pool(ctx, ref)
             if len(names) < 2:
                 yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
             for cut, history, _ in _spread(found["none"], self.prefixes) if len(names) >= 2 else []:
-                yield kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair)
+                yield kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair,
+                                    named_here=False)
         if "many" not in found and "none" not in found:
             yield ctx.reject(method, f"no prefix of the conversation leaves '{kq.phrase}' open", kq.query)
         ones = found.get("one", [])

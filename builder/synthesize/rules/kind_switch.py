@@ -6,6 +6,7 @@ from typing import Iterator
 
 from builder.record import Record
 from builder.synthesize import kinds as kd
+from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.context import TurnContext, donor_history
 from builder.synthesize.rules.kind_reference import kind_positive
@@ -16,7 +17,7 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "1"
+    version = "2"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
@@ -38,7 +39,10 @@ class KindSwitch:
             yield kq
             return
         pair = kd.kind_pair(ctx, slot)
-
+        default = tx.default_referent(ref.kind)
+        if default:
+            yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
+            return
         names = kd.pool(ctx, ref)
 
         def resolves(text: str) -> bool:
@@ -57,9 +61,10 @@ class KindSwitch:
             if not history or source["conversation_id"] in used:
                 continue
             used.add(source["conversation_id"])
-            yield kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair)
+            yield kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
+                                named_here=False)
         if not used:
             yield ctx.reject(method, "no block-mate history that leaves the kind open", kq.query)
         if rng.random() < self.empty_share:
             yield kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
-                                method, version, pair)
+                                method, version, pair, named_here=False)

@@ -19,7 +19,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "5"
+    version = "6"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -38,6 +38,11 @@ class StandaloneClear:
         if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
             # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
             yield ctx.reject(method, "standalone form contains a pronoun", query)
+            return
+        phrase = tx.unresolved_kind_phrase(query)
+        if phrase:
+            # 'Does the program ...?' with nothing saying which program: no clear question either.
+            yield ctx.reject(method, f"standalone form leaves '{phrase}' open", query)
             return
         rng = ctx.rng(method)
         history = ctx.history if rng.random() < 0.5 else []
