@@ -104,20 +104,42 @@ class EndpointConfig(_Strict):
     reask: bool = True
 
 
+def _llm_generators() -> dict[str, type]:
+    from builder.synthesize.llm.base import turn_generators  # the LLM registry: the one list of their names
+
+    return turn_generators()
+
+
+def _default_llm_rates() -> dict[str, float]:
+    from builder.synthesize.llm.base import default_rates
+
+    return default_rates()
+
+
 class LLMConfig(_Strict):
-    """LLM generators next to the rule-based ones (builder.synthesize.llm_generators.LLMSettings)."""
+    """LLM generators next to the rule-based ones (builder/synthesize/llm/; builder.synthesize.llm.base.LLMSettings)."""
 
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
     model: str = "gpt-4o-mini"
     temperature: float = Field(0.7, ge=0.0)
     max_tokens: int = Field(512, ge=1)
     seed: int | None = 13
-    generators: dict[Literal["ambiguate", "hard_negative"], float] = Field(
-        default_factory=lambda: {"ambiguate": 1.0, "hard_negative": 1.0}, description="Share of eligible turns.")
+    generators: dict[str, float] = Field(
+        default_factory=_default_llm_rates,
+        description="Share of eligible turns, by registered LLM generator name; a name left out does not run.")
     verify: Literal["off", "drop", "flag"] = "drop"
     naturalize: bool = False
     max_failure_rate: float = Field(0.05, ge=0.0, le=1.0, description=(
         "Share of LLM requests that may end without a usable reply; above it the build stops, releasing nothing."))
+
+    @field_validator("generators")
+    @classmethod
+    def _known_llm_generators(cls, given: dict[str, float]) -> dict[str, float]:
+        registry = _llm_generators()
+        for name in given:
+            if name not in registry:
+                raise ValueError(f"unknown LLM generator '{name}'; known: {', '.join(registry)}")
+        return given
 
 
 class BuildConfig(_Strict):

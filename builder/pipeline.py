@@ -118,7 +118,7 @@ def engine_config(config: BuildConfig, cache_dir: str | None = None, no_cache: b
 
 
 def llm_settings(config: BuildConfig):
-    from builder.synthesize.llm_generators import LLMSettings
+    from builder.synthesize.llm.base import LLMSettings
 
     s = config.llm
     return LLMSettings(model=s.model, temperature=s.temperature, max_tokens=s.max_tokens, seed=s.seed,
@@ -126,16 +126,10 @@ def llm_settings(config: BuildConfig):
 
 
 def llm_methods(settings) -> dict[str, dict[str, Any]]:
-    """Method versions and prompts of the LLM steps this config runs, for the manifest and card."""
-    from builder.synthesize.llm_generators import _method_version, _prompt_info
+    """Method versions and prompts of the LLM steps this config runs (from the registry), for the manifest and card."""
+    from builder.synthesize.llm.run import methods
 
-    uses = {"llm_ambiguate": ("ambiguate", "clarify"), "llm_hard_negative": ("hard_negative",)}
-    uses = {m: names for m, names in uses.items() if settings.generators.get(m.removeprefix("llm_"), 0) > 0}
-    if settings.verify != "off":
-        uses["verify"] = ("verify",)
-    if settings.naturalize:
-        uses["naturalize"] = ("naturalize",)
-    return {m: {"version": _method_version(*names), "prompt": _prompt_info(*names)} for m, names in uses.items()}
+    return methods(settings)
 
 
 def _llm_contexts(config: BuildConfig, conversations: list[Conversation], source: str):
@@ -149,7 +143,7 @@ def _llm_synthesize(config, work, conversations, result, source, candidates, rej
                     llm_progress=None):
     """Append the LLM generators' records; optionally naturalize rule-based ones; verify what an LLM wrote."""
     from builder.llm import RunStats
-    from builder.synthesize.llm_generators import llm_synthesize, naturalize, verify
+    from builder.synthesize.llm.run import llm_synthesize, naturalize, verify
 
     engine, settings = engine_config(config, cache_dir, no_cache), llm_settings(config)
     stats = RunStats(listener=llm_progress)
@@ -202,7 +196,7 @@ def check_llm_failures(config: BuildConfig, work: Work, run: dict[str, Any]) -> 
 def llm_dry_run(config: BuildConfig, conversations: list[Conversation], cache_dir: str | None = None,
                 no_cache: bool = False) -> dict[str, Any]:
     """Requests and estimated input tokens the LLM generators would need, calling nothing."""
-    from builder.synthesize.llm_generators import dry_run
+    from builder.synthesize.llm.run import dry_run
 
     contexts = _llm_contexts(config, conversations, source_name(config, input_path(config)))
     engine, settings = engine_config(config, cache_dir, no_cache), llm_settings(config)

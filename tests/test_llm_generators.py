@@ -15,7 +15,8 @@ from fake_openai import FakeOpenAI  # noqa: E402
 from builder.ingest import demo_corpus, ingest
 from builder.llm import EngineConfig, RunStats
 from builder.synthesize import assign_blocks, turn_contexts
-from builder.synthesize.llm_generators import LLMSettings, dry_run, llm_synthesize, naturalize, verify
+from builder.synthesize.llm.base import LLMSettings
+from builder.synthesize.llm.run import dry_run, llm_synthesize, naturalize, verify
 from builder.validate import validate
 
 

@@ -39,13 +39,13 @@ def judge_settings(config: Path | None, base_url: str | None, model: str | None,
 
 def judge_suspects(release: AuditRelease, settings, limit: int | None = None) -> JudgeRun:
     from builder.llm import RunStats, run_requests
-    from builder.synthesize.llm_generators import verify_specs
+    from builder.synthesize.llm.verify import Verify
 
     llm, engine = settings
     ids = release.ordered[:limit] if limit else release.ordered
     records = [release.records[i] for i in ids]
     stats = RunStats()
-    results = run_requests(verify_specs(records, llm), engine, stats)
+    results = run_requests([r.spec for r in Verify(llm).plan(records)], engine, stats)
     run = JudgeRun([], judged=len(records), stats=stats.as_dict())
     for record, result in zip(records, results):
         if not result.ok:
