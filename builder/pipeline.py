@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from builder import __version__
+from builder.build_report import BuildReport
 from builder.release.card import card_assets, render_card
 from builder.config import BuildConfig
 from builder.conversation import Conversation
@@ -252,6 +253,12 @@ def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
 
 
 def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
+    return release_with_manifest(config, work, out, bump)[0]
+
+
+def release_with_manifest(config: BuildConfig, work: Work, out: Path,
+                          bump: str | None = None) -> tuple[Path, dict[str, Any]]:
+    """Write the release; returns its directory and the manifest written there."""
     from builder.release.versioning import decide_version
 
     rows = read_jsonl(work.need(work.split, "split"))
@@ -300,26 +307,31 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         descriptions=manifest["generator_descriptions"],
     )
     target = Path(out) / config.name / decision.version
-    return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},
-                         assets=card_assets(splits))
+    release = write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},
+                            assets=card_assets(splits))
+    return release, manifest
 
 
 def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
           cache_dir: str | None = None, no_cache: bool = False,
-          llm_progress: Callable[[Any], None] | None = None) -> tuple[Path, dict]:
-    """Run every stage; returns the release directory and per-stage counts. `llm_progress` gets a
+          llm_progress: Callable[[Any], None] | None = None) -> BuildReport:
+    """Run every stage; returns what the build made (see BuildReport). `llm_progress` gets a
     builder.llm.Tally as each LLM batch starts and after each of its requests ends."""
     work = Work(work_dir or default_work_dir(config, out))
-    counts: dict[str, Any] = {}
-    conversations = run_ingest(config, work)
-    counts["conversations"] = len(conversations)
-    counts["user_turns"] = sum(len(c.user_turn_indices()) for c in conversations)
-    counts.update(run_synthesize(config, work, progress, cache_dir, no_cache, llm_progress))
-    counts.update(run_validate(config, work))
-    counts.update(run_dedup(config, work))
-    counts.update(run_split(config, work))
-    release = run_release(config, work, out)
-    return release, counts
+    run_ingest(config, work)
+    run_synthesize(config, work, progress, cache_dir, no_cache, llm_progress)
+    run_validate(config, work)
+    run_dedup(config, work)
+    run_split(config, work)
+    release, manifest = release_with_manifest(config, work, out)
+    return BuildReport.of(release, manifest, llm_run(config, work))
+
+
+def llm_run(config: BuildConfig, work: Work) -> dict[str, Any] | None:
+    """This run's LLM figures (cache hits, attempts, tokens; never in the manifest), when config.llm ran."""
+    if config.llm is None:
+        return None
+    return read_json(work.need(work.root / "llm_stats.json", "synthesize"))["run"]
 
 
 # --- manifest pieces ---------------------------------------------------------------------------------
