@@ -225,8 +225,10 @@ def release(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt
 
 def main() -> None:
     """Entry point that turns InputError into a one-line message and exit code 2."""
+    from builder.llm.cli import old_json_flag
+
     try:
-        app()
+        app(args=old_json_flag(sys.argv[1:]))
     except InputError as err:
         error_line(str(err))
         sys.exit(2)
