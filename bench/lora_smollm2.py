@@ -32,7 +32,7 @@ def release_dir(arg: str | None) -> Path:
     from builder.config import load_config
     from builder.pipeline import build
 
-    out, _ = build(load_config(config), Path(tempfile.mkdtemp(prefix="clariedge-mtrag-")))
+    out = build(load_config(config), Path(tempfile.mkdtemp(prefix="clariedge-mtrag-"))).release
     return out
 
 

@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="transfer-") as tmp:
         release = args.release
         if release is None:
-            release = steps.run("build configs/mtrag.yaml", lambda: build(load_config(CONFIG), Path(tmp) / "dist")[0])
+            release = steps.run("build configs/mtrag.yaml", lambda: build(load_config(CONFIG), Path(tmp) / "dist").release)
         model_dir = args.model
         if model_dir is None:
             model_dir = Path(tmp) / "model"

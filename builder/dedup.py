@@ -12,12 +12,13 @@ import numpy as np
 
 from builder.io import dumps
 from builder.neardup import clusters, near_duplicate_pairs, normalize
+from builder.rows import Duplicate
 
 
 @dataclass
 class DedupResult:
     kept: list[dict[str, Any]]
-    dropped: list[dict[str, Any]]  # {id, kept_id, score, reason}
+    dropped: list[Duplicate]
 
 
 def context_key(record: dict[str, Any]) -> str:
@@ -64,14 +65,9 @@ def dedup(records: list[dict[str, Any]], threshold: float = 92.0) -> DedupResult
             kept.append(r)
         else:
             k = keeper[c]
-            dropped.append(
-                {
-                    "id": r["id"],
-                    "kept_id": records[k]["id"],
-                    "score": round(best_score.get(i, 100.0), 2),
-                    "reason": "exact duplicate" if normalize(r["query"]) == normalize(records[k]["query"]) else "near duplicate",
-                }
-            )
+            same = normalize(r["query"]) == normalize(records[k]["query"])
+            dropped.append(Duplicate(id=r["id"], kept_id=records[k]["id"], score=round(best_score.get(i, 100.0), 2),
+                                     reason="exact duplicate" if same else "near duplicate"))
     link_contrastive(kept)
     return DedupResult(kept, dropped)
 

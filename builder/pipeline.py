@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from builder import __version__
+from builder.build_report import BuildReport
 from builder.release.card import card_assets, render_card
 from builder.config import BuildConfig
 from builder.conversation import Conversation
@@ -23,6 +24,7 @@ from builder.io import read_json, read_jsonl, write_json, write_jsonl
 from builder.record import SPLITS
 from builder.release import published, sha256_file, write_release
 from builder.resources import resource
+from builder.rows import AccountingRow, Assignment
 from builder.split import SplitError, split
 from builder.synthesize import METHOD_VERSIONS, generator_descriptions, synthesize
 from builder.validate import validate
@@ -216,14 +218,14 @@ def llm_manifest(config: BuildConfig, work: Work) -> dict[str, Any] | None:
 def run_validate(config: BuildConfig, work: Work) -> dict[str, int]:
     valid, quarantined = validate(read_jsonl(work.need(work.candidates, "synthesize")))
     write_jsonl(work.validated, valid)
-    write_jsonl(work.quarantine, quarantined)
+    write_jsonl(work.quarantine, (q.to_dict() for q in quarantined))
     return {"validated": len(valid), "quarantined": len(quarantined)}
 
 
 def run_dedup(config: BuildConfig, work: Work) -> dict[str, int]:
     result = dedup(read_jsonl(work.need(work.validated, "validate")), config.dedup.query_threshold)
     write_jsonl(work.deduplicated, result.kept)
-    write_jsonl(work.duplicates, result.dropped)
+    write_jsonl(work.duplicates, (d.to_dict() for d in result.dropped))
     return {"deduplicated": len(result.kept), "duplicates": len(result.dropped)}
 
 
@@ -238,14 +240,20 @@ def run_split(config: BuildConfig, work: Work) -> dict[str, Any]:
                          f"{counts['rejected_by_generators']} rejected by the generators, {counts['quarantined']} "
                          f"quarantined, {counts['duplicates']} duplicates): every split would be empty")
     result = split(records, config.split.model_dump(), config.seed, config.dedup.query_threshold, blocks)
-    write_jsonl(work.split_dropped, result.dropped)
+    write_jsonl(work.split_dropped, (d.to_dict() for d in result.dropped))
     write_json(work.root / "split_report.json",
                {"groups": result.groups, "leakage": result.leakage, "quality": result.quality})
-    write_jsonl(work.split, ({"split": s, "record": r} for s in SPLITS for r in result.splits[s]))
+    write_jsonl(work.split, (Assignment(s, r).to_dict() for s in SPLITS for r in result.splits[s]))
     return {s: len(result.splits[s]) for s in SPLITS} | {"dropped_by_split": len(result.dropped)}
 
 
 def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = None) -> Path:
+    return release_with_manifest(config, work, out, bump)[0]
+
+
+def release_with_manifest(config: BuildConfig, work: Work, out: Path,
+                          bump: str | None = None) -> tuple[Path, dict[str, Any]]:
+    """Write the release; returns its directory and the manifest written there."""
     from builder.release.versioning import decide_version
 
     rows = read_jsonl(work.need(work.split, "split"))
@@ -294,26 +302,31 @@ def run_release(config: BuildConfig, work: Work, out: Path, bump: str | None = N
         descriptions=manifest["generator_descriptions"],
     )
     target = Path(out) / config.name / decision.version
-    return write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},
-                         assets=card_assets(splits))
+    release = write_release(target, splits, manifest, card, extra_files={"accounting.jsonl": accounting},
+                            assets=card_assets(splits))
+    return release, manifest
 
 
 def build(config: BuildConfig, out: Path, work_dir: Path | None = None, progress: Progress = _no_progress,
           cache_dir: str | None = None, no_cache: bool = False,
-          llm_progress: Callable[[Any], None] | None = None) -> tuple[Path, dict]:
-    """Run every stage; returns the release directory and per-stage counts. `llm_progress` gets a
+          llm_progress: Callable[[Any], None] | None = None) -> BuildReport:
+    """Run every stage; returns what the build made (see BuildReport). `llm_progress` gets a
     builder.llm.Tally as each LLM batch starts and after each of its requests ends."""
     work = Work(work_dir or default_work_dir(config, out))
-    counts: dict[str, Any] = {}
-    conversations = run_ingest(config, work)
-    counts["conversations"] = len(conversations)
-    counts["user_turns"] = sum(len(c.user_turn_indices()) for c in conversations)
-    counts.update(run_synthesize(config, work, progress, cache_dir, no_cache, llm_progress))
-    counts.update(run_validate(config, work))
-    counts.update(run_dedup(config, work))
-    counts.update(run_split(config, work))
-    release = run_release(config, work, out)
-    return release, counts
+    run_ingest(config, work)
+    run_synthesize(config, work, progress, cache_dir, no_cache, llm_progress)
+    run_validate(config, work)
+    run_dedup(config, work)
+    run_split(config, work)
+    release, manifest = release_with_manifest(config, work, out)
+    return BuildReport.of(release, manifest, llm_run(config, work))
+
+
+def llm_run(config: BuildConfig, work: Work) -> dict[str, Any] | None:
+    """This run's LLM figures (cache hits, attempts, tokens; never in the manifest), when config.llm ran."""
+    if config.llm is None:
+        return None
+    return read_json(work.need(work.root / "llm_stats.json", "synthesize"))["run"]
 
 
 # --- manifest pieces ---------------------------------------------------------------------------------
@@ -367,48 +380,48 @@ def account(work: Work) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     dropped = {row["id"]: row for row in read_jsonl(work.duplicates)}
     quarantined = {row["id"]: row for row in read_jsonl(work.quarantine)}
     by_split = {row["id"]: row for row in read_jsonl(work.split_dropped)} if work.split_dropped.exists() else {}
-    rows: list[dict[str, Any]] = []
+    rows: list[AccountingRow] = []
     per_turn: dict[tuple[str, int], Counter] = {}
     for cand in read_jsonl(work.candidates):
-        prov = cand["provenance"]
-        row = {"conversation_id": prov["conversation_id"], "turn": prov["turn"], "method": prov["method"], "id": cand["id"]}
-        if cand["id"] in split_of:
-            row.update(status="kept", split=split_of[cand["id"]])
-        elif cand["id"] in dropped:
-            row.update(status="deduplicated", kept_id=dropped[cand["id"]]["kept_id"], score=dropped[cand["id"]]["score"])
-        elif cand["id"] in quarantined:
-            row.update(status="rejected", reason="schema: " + quarantined[cand["id"]]["errors"][0]["message"])
-        elif cand["id"] in by_split:
-            row.update(status="rejected", reason=by_split[cand["id"]]["reason"])
+        prov, cid = cand["provenance"], cand["id"]
+        where = {"conversation_id": prov["conversation_id"], "turn": prov["turn"], "method": prov["method"], "id": cid}
+        if cid in split_of:
+            row = AccountingRow(**where, status="kept", split=split_of[cid])
+        elif cid in dropped:
+            row = AccountingRow(**where, status="deduplicated", kept_id=dropped[cid]["kept_id"],
+                                score=dropped[cid]["score"])
+        elif cid in quarantined:
+            row = AccountingRow(**where, status="rejected",
+                                reason="schema: " + quarantined[cid]["errors"][0]["message"])
+        elif cid in by_split:
+            row = AccountingRow(**where, status="rejected", reason=by_split[cid]["reason"])
         else:
-            raise RuntimeError(f"candidate {cand['id']} vanished between stages")  # a bug, never input
+            raise RuntimeError(f"candidate {cid} vanished between stages")  # a bug, never input
         rows.append(row)
-        per_turn.setdefault((row["conversation_id"], row["turn"]), Counter())[row["status"]] += 1
+        per_turn.setdefault((row.conversation_id, row.turn), Counter())[row.status] += 1
     for rej in read_jsonl(work.rejected):
-        rows.append(
-            {"conversation_id": rej["conversation_id"], "turn": rej["turn"], "method": rej["method"], "id": None,
-             "status": "rejected", "reason": rej["reason"], "query": rej["query"]}
-        )
+        rows.append(AccountingRow(conversation_id=rej["conversation_id"], turn=rej["turn"], method=rej["method"],
+                                  id=None, status="rejected", reason=rej["reason"], query=rej["query"]))
         per_turn.setdefault((rej["conversation_id"], rej["turn"]), Counter())["rejected"] += 1
     turn_status: Counter = Counter()
     for t in read_jsonl(work.turns):
         seen = per_turn.get((t["conversation_id"], t["turn"]))
         if not seen:
-            rows.append({"conversation_id": t["conversation_id"], "turn": t["turn"], "method": None, "id": None,
-                         "status": "rejected", "reason": "no generator applies to this turn"})
+            rows.append(AccountingRow(conversation_id=t["conversation_id"], turn=t["turn"], method=None, id=None,
+                                      status="rejected", reason="no generator applies to this turn"))
             turn_status["rejected"] += 1
         else:
             turn_status["kept" if seen["kept"] else "deduplicated" if seen["deduplicated"] else "rejected"] += 1
-    rows.sort(key=lambda r: (r["conversation_id"], r["turn"], r["method"] or "", r["id"] or "", r.get("reason", "")))
-    candidates = Counter(r["status"] for r in rows if r["id"])
-    reasons = Counter(_reason_kind(r["reason"]) for r in rows if r["status"] == "rejected")
+    rows.sort(key=AccountingRow.sort_key)
+    candidates = Counter(r.status for r in rows if r.id)
+    reasons = Counter(_reason_kind(r.reason) for r in rows if r.status == "rejected")
     summary = {
         "turns": dict(sorted(turn_status.items())),
         "candidates": dict(sorted(candidates.items())),
         "rejections_by_reason": dict(sorted(reasons.items())),
         "every_input_accounted": sum(turn_status.values()) == len(read_jsonl(work.turns)),
     }
-    return rows, summary
+    return [r.to_dict() for r in rows], summary
 
 
 def _reason_kind(reason: str) -> str:

@@ -27,6 +27,7 @@ from rapidfuzz import fuzz, process
 from builder.errors import InputError
 from builder.neardup import near_duplicate_pairs, normalize
 from builder.record import SPLITS
+from builder.rows import SplitDrop
 
 MIN_STRATUM = 10  # a stratum this large must reach every split
 MAX_GROUP_SHARE = 0.05  # a larger group is cut at a conversation boundary, so one block cannot skew a split
@@ -79,7 +80,7 @@ class SplitResult:
     splits: dict[str, list[dict[str, Any]]]
     groups: int
     leakage: dict[str, Any]
-    dropped: list[dict[str, Any]] = field(default_factory=list)  # {id, split, reason, kept_id}
+    dropped: list[SplitDrop] = field(default_factory=list)
     quality: dict[str, Any] = field(default_factory=dict)
 
 
@@ -135,11 +136,11 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
 
 
 def _drop(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], alive: list[bool],
-          cut: list[int], dropped: list[dict[str, Any]], reason: str) -> list[str]:
+          cut: list[int], dropped: list[SplitDrop], reason: str) -> list[str]:
     """Drop the `cut` records (accounted with `reason`) and regroup the live ones under the severed blocks."""
     for i in cut:
         alive[i] = False
-        dropped.append({"id": records[i]["id"], "split": None, "kept_id": None, "reason": reason})
+        dropped.append(SplitDrop(id=records[i]["id"], split=None, kept_id=None, reason=reason))
     live = [i for i in range(len(records)) if alive[i]]
     roots = [""] * len(records)
     for i, root in zip(live, group_records([records[i] for i in live], blocks)):
@@ -297,7 +298,7 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     if not records:
         raise SplitError("no record reached the split stage: every split would be empty")
     alive = [True] * len(records)
-    dropped: list[dict[str, Any]] = []
+    dropped: list[SplitDrop] = []
 
     # A domain needs a group per split: sever one of its blocks at a conversation boundary when it has fewer.
     roots = group_records(records, blocks)
@@ -347,13 +348,13 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     quality = split_quality(splits, min_stratum)
     quality["largest_group"] = max(sizes.values())
     quality["largest_group_share"] = round(max(sizes.values()) / len(kept), 4)
-    quality["dropped"] = dict(sorted(Counter(d["reason"].split(":")[0] for d in dropped).items()))
-    dropped.sort(key=lambda d: d["id"])
+    quality["dropped"] = dict(sorted(Counter(d.reason.split(":")[0] for d in dropped).items()))
+    dropped.sort(key=lambda d: d.id)
     return SplitResult(splits, len(group_keys), leakage, dropped, quality)
 
 
 def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
-                    dropped: list[dict[str, Any]]) -> dict[str, Any]:
+                    dropped: list[SplitDrop]) -> dict[str, Any]:
     """Drop a small cover of the near-duplicate pairs that cross splits: the record with the most crossing pairs
     first, from the larger split on a tie (the smaller ones are the scarce evaluation data). The search runs again
     on what is kept, since it can surface pairs the search on the full set did not."""
@@ -373,8 +374,8 @@ def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
             rid = max(adj, key=lambda x: (len(adj[x]), size[where[x]], -SPLITS.index(where[x]), x))
             other = min(adj[rid])
             lose.add(rid)
-            dropped.append({"id": rid, "split": where[rid], "kept_id": other,
-                            "reason": f"near-duplicate across splits: its query matches {other}, kept in {where[other]}"})
+            dropped.append(SplitDrop(id=rid, split=where[rid], kept_id=other,
+                                     reason=f"near-duplicate across splits: its query matches {other}, kept in {where[other]}"))
             for y in adj.pop(rid):
                 adj[y].discard(rid)
                 if not adj[y]:
@@ -384,10 +385,10 @@ def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,
     return leakage_report(splits, threshold)
 
 
-def check_split(splits: dict[str, list[dict[str, Any]]], active: list[str], dropped: list[dict[str, Any]]) -> None:
+def check_split(splits: dict[str, list[dict[str, Any]]], active: list[str], dropped: list[SplitDrop]) -> None:
     """Raise SplitError, naming the cause, for an empty split or a domain missing from a split."""
     domains = sorted({r["domain"] for rows in splits.values() for r in rows})
-    lost = Counter(d["split"] for d in dropped if d["split"])
+    lost = Counter(d.split for d in dropped if d.split)
     for s in active:
         if not splits[s]:
             cause = (f"all {lost[s]} of its records were near-duplicates of queries kept in other splits"

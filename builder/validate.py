@@ -9,6 +9,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from builder.resources import load_schema
+from builder.rows import Quarantined
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +34,7 @@ def problems(record: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def validate(records: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def validate(records: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Quarantined]]:
     """Split records into (valid, quarantined); a quarantine row names the id, JSON pointer and message."""
     valid, quarantined = [], []
     fast = fast_validator()
@@ -42,7 +43,7 @@ def validate(records: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], l
             {"pointer": "/", "message": "rejected by the schema (jsonschema-rs), no detail from jsonschema"}
         ]
         if found:
-            quarantined.append({"id": record.get("id"), "errors": found, "record": record})
+            quarantined.append(Quarantined(id=record.get("id"), errors=found, record=record))
         else:
             valid.append(record)
     return valid, quarantined

@@ -55,5 +55,5 @@ def demo_release(tmp_path_factory) -> Path:
     from builder.pipeline import build
 
     out = tmp_path_factory.mktemp("demo-build")
-    release, _ = build(BuildConfig(), out)
+    release = build(BuildConfig(), out).release
     return release

@@ -89,6 +89,40 @@ def test_build_is_byte_identical(tmp_path):
     assert _tree_digest(tmp_path / "c" / "clariedge-demo" / "1.0.0") != _tree_digest(ra), "the seed matters"
 
 
+def test_build_returns_the_report_the_summary_renders(tmp_path):
+    import shutil
+    from dataclasses import FrozenInstanceError, replace
+
+    from rich.console import Console
+
+    from builder.cli.summary import render_build
+    from builder.config import BuildConfig
+    from builder.pipeline import build
+
+    report = build(BuildConfig(), tmp_path / "out")
+    manifest = json.loads((report.release / "manifest.json").read_text())
+    assert report.release == tmp_path / "out" / "clariedge-demo" / "1.0.0"
+    assert (report.name, report.version) == (manifest["name"], manifest["version"])
+    assert report.counts == manifest["counts"] and report.splits == manifest["splits"]
+    assert report.composition == manifest["statistics"] and report.leakage == manifest["leakage"]
+    assert report.llm_run is None, "the demo config has no llm: section"
+    with pytest.raises(FrozenInstanceError):
+        report.release = tmp_path
+    shutil.rmtree(tmp_path / "out")  # the summary reads nothing back
+    console = Console(record=True, width=200)
+    render_build(report, console)
+    lines = console.export_text().splitlines()
+    for key in ("conversations", "user_turns", "candidates", "duplicates", "released"):
+        assert any(key.replace("_", " ") in line and f" {report.counts[key]} " in line for line in lines), key
+    assert not any(line.startswith("llm:") for line in lines)
+    run = {"unique": 7, "cache_hits": 2, "answered": 5, "http_requests": 6, "retries": 1, "reasks": 0, "failed": 0,
+           "prompt_tokens": 900, "completion_tokens": 80, "modes": {"json_schema": 5}}
+    console = Console(record=True, width=200)
+    render_build(replace(report, llm_run=run), console)
+    assert ("llm: 7 requests needed · 2 from cache · 5 answered (6 attempts, 1 retries, 0 re-asks) · 0 failed · "
+            "tokens in 900 / out 80 · structured output: json_schema 5") in console.export_text()
+
+
 def test_stages_rerun_alone(tmp_path):
     out = tmp_path / "out"
     assert run_cli("build", "--out", str(out)).returncode == 0

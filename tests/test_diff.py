@@ -65,7 +65,7 @@ def test_diff_command_prints_a_table_and_writes_json(tmp_path):
     s2["validation"].append(make_record(90))
     a = write_test_release(tmp_path / "dist", "1.0.0", s1)
     b = write_test_release(tmp_path / "dist", "1.1.0", s2)
-    result = runner.invoke(app, ["diff", str(a), str(b), "--json", str(tmp_path / "diff.json")])
+    result = runner.invoke(app, ["diff", "--previous", str(a), "--release", str(b), "--json", str(tmp_path / "diff.json")])
     assert result.exit_code == 0, result.output
     assert "added" in result.output and "relabelled" in result.output and "→" in result.output
     data = read_json(tmp_path / "diff.json")
@@ -115,7 +115,7 @@ def test_release_bump_is_checked_on_a_real_build(demo):
 
 
 def test_diff_of_two_real_releases(demo, tmp_path):
-    result = runner.invoke(app, ["diff", str(demo["r1"]), str(demo["r2"]), "--json", str(tmp_path / "d.json")])
+    result = runner.invoke(app, ["diff", "--previous", str(demo["r1"]), "--release", str(demo["r2"]), "--json", str(tmp_path / "d.json")])
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "d.json").read_text())
     assert data["totals"] == {"added": 0, "removed": 2, "moved": 1, "relabelled": 1, "text_changed": 1}
@@ -156,9 +156,9 @@ def test_publish_real_releases_then_diff_hub_revisions(demo, tmp_path, monkeypat
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         for release in (demo["r1"], demo["r2"]):
             assert publish(release, "org/demo", retry=Retry(2, 0.01), log=lambda m: None).status == "published"
-        result = runner.invoke(app, ["diff", "org/demo@v1.0.0", "org/demo@v1.1.0", "--json", str(tmp_path / "hub.json")])
+        result = runner.invoke(app, ["diff", "--previous", "org/demo@v1.0.0", "--release", "org/demo@v1.1.0", "--json", str(tmp_path / "hub.json")])
         assert result.exit_code == 0, result.output
-        local = runner.invoke(app, ["diff", str(demo["r1"]), str(demo["r2"]), "--json", str(tmp_path / "local.json")])
+        local = runner.invoke(app, ["diff", "--previous", str(demo["r1"]), "--release", str(demo["r2"]), "--json", str(tmp_path / "local.json")])
         hub_diff, local_diff = read_json(tmp_path / "hub.json"), read_json(tmp_path / "local.json")
         assert hub_diff["counts"] == local_diff["counts"] and hub_diff["examples"] == local_diff["examples"]
         old = snapshot_download("org/demo", repo_type="dataset", revision="v1.0.0", endpoint=hub.url, cache_dir=tmp_path / "dl")

@@ -275,7 +275,7 @@ def demo_release(tmp_path_factory) -> Path:
     from builder.config import load_config
     from builder.pipeline import build
 
-    release_dir, _ = build(load_config(None), tmp_path_factory.mktemp("demo"))
+    release_dir = build(load_config(None), tmp_path_factory.mktemp("demo")).release
     return release_dir
 
 

@@ -367,16 +367,16 @@ def test_sigkill_mid_run_loses_nothing_answered(server, tmp_path):
     assert len(server.log) == n - len(answered_before)
 
 
-def test_cache_stats_command(server, cfg):
+def test_cache_stats_command(server, cfg, tmp_path):
     from typer.testing import CliRunner
 
     from builder.cli import app
 
     cfg.max_retries = 0
     run_requests([spec("ok"), spec("bad [[500:9]]")], cfg)
-    out = CliRunner().invoke(app, ["llm", "stats", "--cache", cfg.cache_dir, "--json"])
+    out = CliRunner().invoke(app, ["llm", "stats", "--cache-dir", cfg.cache_dir, "--json", str(tmp_path / "stats.json")])
     assert out.exit_code == 0, out.output
-    info = json.loads(out.output)
+    info = json.loads((tmp_path / "stats.json").read_text())
     assert (info["responses"], info["failures"]) == (1, 1)
 
 

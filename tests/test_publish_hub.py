@@ -232,9 +232,11 @@ def test_token_never_appears_in_output_or_files(hub, releases, tmp_path, capfd, 
 
     r1, r2 = releases
     env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf_home"), "HF_HUB_VERBOSITY": "debug"}
-    cmd = [str(Path(sys.executable).parent / "clariedge"), "publish", "--repo", REPO, "--attempts", "2", "--backoff", "0.01", str(r1)]
+    # `python -c` from the checkout, not the venv's `clariedge` script: that imports whichever checkout is installed.
+    cmd = [sys.executable, "-c", "from builder.cli import main; main()", "publish", "--release", str(r1), "--repo", REPO,
+           "--attempts", "2", "--backoff", "0.01"]
     hub.fail_commits = 100  # the error message must not carry it either
-    failed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    failed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert failed.returncode == 2 and "Not published" in failed.stderr and "Traceback" not in failed.stderr
     hub.fail_commits = 0
     hf_logging.set_verbosity_debug()

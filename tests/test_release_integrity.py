@@ -295,8 +295,8 @@ def test_a_chain_of_generic_queries_does_not_swallow_the_set():
     assert result.leakage["passed"]
     assert crossing_near_duplicates(result.splits, 92) == 0
     # Only generic queries are dropped, and only those that would leak: at most one split's worth survive.
-    dropped = {d["id"] for d in result.dropped}
-    assert dropped and all(d["reason"].startswith("near-duplicate across splits") for d in result.dropped)
+    dropped = {d.id for d in result.dropped}
+    assert dropped and all(d.reason.startswith("near-duplicate across splits") for d in result.dropped)
     assert {r["query"] for r in records if r["id"] in dropped} <= set(generic)
     assert len(dropped) + sum(map(len, result.splits.values())) == len(records), "nothing is lost"
 
@@ -319,8 +319,8 @@ def test_a_block_over_the_group_limit_is_cut_and_the_joining_records_accounted()
     result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks)
     kept = [r for rows in result.splits.values() for r in rows]
     assert result.quality["largest_group"] <= 0.05 * len(records)
-    severed = [d for d in result.dropped if d["reason"].startswith("block severed")]
-    assert {d["id"] for d in severed} <= {r["id"] for r in stitched} and severed
+    severed = [d for d in result.dropped if d.reason.startswith("block severed")]
+    assert {d.id for d in severed} <= {r["id"] for r in stitched} and severed
     assert len(kept) + len(result.dropped) == len(records)
 
 

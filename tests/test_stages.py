@@ -1,6 +1,10 @@
 import copy
+from dataclasses import FrozenInstanceError
+
+import pytest
 
 from builder.dedup import dedup
+from builder.rows import AccountingRow, Assignment, Duplicate, Quarantined, SplitDrop
 from builder.split import leakage_report, split
 from builder.validate import validate
 
@@ -33,10 +37,10 @@ def test_validate_quarantines_with_pointer_and_message():
     valid, quarantined = validate([good, bad])
     assert [r["id"] for r in valid] == [good["id"]]
     [q] = quarantined
-    assert q["id"] == bad["id"]
-    pointers = {e["pointer"] for e in q["errors"]}
+    assert q.id == bad["id"] and q.record == bad
+    pointers = {e["pointer"] for e in q.errors}
     assert "/target/clarification" in pointers or "/interpretations" in pointers
-    assert all(e["message"] for e in q["errors"])
+    assert all(e["message"] for e in q.errors)
 
 
 def test_dedup_drops_same_example_keeps_contrastive_pair():
@@ -48,7 +52,7 @@ def test_dedup_drops_same_example_keeps_contrastive_pair():
     kept = {r["id"] for r in result.kept}
     assert kept == {a["id"], c["id"], d["id"]}
     [drop] = result.dropped
-    assert drop["id"] == b["id"] and drop["kept_id"] == a["id"] and drop["score"] >= 92
+    assert drop.id == b["id"] and drop.kept_id == a["id"] and drop.score >= 92 and drop.reason == "exact duplicate"
     by_id = {r["id"]: r for r in result.kept}
     assert by_id[a["id"]]["pair_id"] and by_id[a["id"]]["pair_id"] == by_id[c["id"]]["pair_id"], "contrastive pair linked"
 
@@ -76,10 +80,10 @@ def test_split_keeps_groups_together_and_reports_no_leakage():
         for r in rows:
             assert where[r["provenance"]["conversation_id"]] == s
     placed = {r["id"]: s for s, rows in result.splits.items() for r in rows}
-    dropped = {d["id"]: d for d in result.dropped}
+    dropped = {d.id: d for d in result.dropped}
     for a, b in (("ce-9999999999999999", twin["id"]), (twin["id"], "ce-9999999999999999")):
         if a in dropped:  # the leaking one is dropped and says which record it matches
-            assert dropped[a]["kept_id"] == b and b in placed
+            assert dropped[a].kept_id == b and b in placed
     if not dropped:
         assert placed["ce-9999999999999999"] == placed[twin["id"]]
     assert len(placed) + len(dropped) == len(records)
@@ -94,3 +98,21 @@ def test_leakage_report_catches_a_crossing():
     b = record("ce-0000000000000002", "how deep is the lake?", conv="y")
     report = leakage_report({"train": [a], "validation": [b], "test": []}, 92)
     assert report["near_duplicate_queries_across_splits"] == 1 and not report["passed"]
+
+
+def test_side_rows_write_the_fields_their_files_hold():
+    assert Duplicate("ce-2", "ce-1", 100.0, "exact duplicate").to_dict() == {
+        "id": "ce-2", "kept_id": "ce-1", "score": 100.0, "reason": "exact duplicate"}
+    assert SplitDrop("ce-3", None, None, "block severed: x").to_dict() == {
+        "id": "ce-3", "split": None, "kept_id": None, "reason": "block severed: x"}
+    errors = [{"pointer": "/query", "message": "None is not of type 'string'"}]
+    assert Quarantined(None, errors, {"query": None}).to_dict() == {"id": None, "errors": errors, "record": {"query": None}}
+    assert Assignment("test", {"id": "ce-4"}).to_dict() == {"split": "test", "record": {"id": "ce-4"}}
+    # An accounting row leaves out what does not apply to its fate, but always names method and id (None or not).
+    where = {"conversation_id": "c1", "turn": 3}
+    assert AccountingRow(**where, method="m", id="ce-5", status="deduplicated", kept_id="ce-1", score=0.0).to_dict() == {
+        **where, "method": "m", "id": "ce-5", "status": "deduplicated", "kept_id": "ce-1", "score": 0.0}
+    assert AccountingRow(**where, method=None, id=None, status="rejected", reason="no generator").to_dict() == {
+        **where, "method": None, "id": None, "status": "rejected", "reason": "no generator"}
+    with pytest.raises(FrozenInstanceError):
+        Duplicate("ce-2", "ce-1", 100.0, "exact duplicate").kept_id = "ce-9"

@@ -126,10 +126,7 @@ def build(
     (configs/demo-llm.yaml, configs/mtrag-llm.yaml) also runs the LLM generators against its endpoint;
     the key is read from the variable named in llm.endpoint.api_key_env and never written anywhere.
     """
-    import json
-
-    from rich.table import Table
-
+    from builder.cli.summary import render_build
     from builder.config import apply_overrides
     from builder.pipeline import build as run_build
 
@@ -153,38 +150,9 @@ def build(
         typer.echo(f"estimated input tokens {plan['estimated_input_tokens']}")
         return
     with _Bars(console) as bars:
-        release, counts = run_build(cfg, out, work_dir, bars.stage, cache_dir, no_cache, bars.llm)
-    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
-    stats = manifest["statistics"]
-    table = Table(title=f"{cfg.name} {cfg.version}", show_header=True)
-    table.add_column("stage")
-    table.add_column("records", justify="right")
-    for key in ("conversations", "user_turns", "candidates", "rejected_by_generators", "quarantined", "duplicates", "dropped_by_split", "released"):
-        table.add_row(key.replace("_", " "), str(manifest["counts"][key]))
-    for split_name, n in manifest["splits"].items():
-        table.add_row(f"  {split_name}", str(n))
-    console.print(table)
-    leak = manifest["leakage"]
-    console.print(
-        f"positives {stats['positive_share']:.1%} · hard negatives {stats['hard_negative_share_of_negatives']:.1%} of negatives · "
-        f"contrastive {stats['contrastive_share_of_positives']:.1%} of positives · "
-        f"post-retrieval {stats['setting_share'].get('post_retrieval', 0):.1%}"
-    )
-    console.print(
-        f"leakage: {leak['conversations_in_several_splits']} shared conversations, "
-        f"{leak['near_duplicate_queries_across_splits']} near-duplicate queries across splits"
-    )
-    if cfg.llm is not None:
-        llm_stats = work_dir / "llm_stats.json"
-        run = json.loads(llm_stats.read_text(encoding="utf-8"))["run"]
-        modes = ", ".join(f"{m} {n}" for m, n in sorted(run["modes"].items())) or "none"
-        console.print(
-            f"llm: {run['unique']} requests needed · {run['cache_hits']} from cache · {run['answered']} answered "
-            f"({run['http_requests']} attempts, {run['retries']} retries, {run['reasks']} re-asks) · "
-            f"{run['failed']} failed · tokens in {run['prompt_tokens']} / out {run['completion_tokens']} · "
-            f"structured output: {modes}"
-        )
-    typer.echo(str(release))
+        report = run_build(cfg, out, work_dir, bars.stage, cache_dir, no_cache, bars.llm)
+    render_build(report, console)
+    typer.echo(str(report.release))
 
 
 @app.command()
@@ -257,8 +225,10 @@ def release(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt
 
 def main() -> None:
     """Entry point that turns InputError into a one-line message and exit code 2."""
+    from builder.llm.cli import old_json_flag
+
     try:
-        app()
+        app(args=old_json_flag(sys.argv[1:]))
     except InputError as err:
         error_line(str(err))
         sys.exit(2)
