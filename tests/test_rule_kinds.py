@@ -212,3 +212,25 @@ def test_retrieved_share_asks_the_same_question_with_passages_bm25_finds_for_its
     valid, quarantined = validate([r.to_dict() for r in both])
     assert quarantined == [] and len(valid) == len(both)
     assert KindReference(retrieved_share=1.0).needs_corpus and not KindReference().needs_corpus
+
+
+def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_noun():
+    from builder.synthesize import kinds as kd
+
+    cloud = Conversation("cloud", "ibmcloud", [
+        Turn("user", "What is IBM Cloud VPC?"), Turn("assistant", "IBM Cloud VPC is a virtual network in IBM Cloud."),
+        Turn("user", "What does IBM Cloud offer?", rewrite="What does IBM Cloud offer?"),
+    ])
+    out = list(KindReference().generate(_ctx(cloud, 2)))
+    assert not _records(out) and any("layer of one product family" in o.reason for o in out if isinstance(o, Rejection))
+    assert kd._short_forms_merged(["Clipper mission", "Europa Clipper"], "mission") == ["Europa Clipper"]
+    assert kd._short_forms_merged(["Lite plan", "Standard plan"], "plan") == ["Lite plan", "Standard plan"]
+
+
+def test_no_pronoun_positive_when_one_rival_is_what_the_talk_was_about():
+    from builder.synthesize import kinds as kd
+
+    talk = [{"role": "user", "content": "Tell me about Jupiter."}, {"role": "assistant", "content": "Jupiter is the largest planet."},
+            {"role": "user", "content": "Is it bigger than Saturn?"}, {"role": "assistant", "content": "Yes, Jupiter is bigger than Saturn."}]
+    assert kd.running_topic(talk, ["Jupiter", "Saturn"]) == "Jupiter"
+    assert kd.running_topic(talk[2:], ["Jupiter", "Saturn"]) is None  # nothing before the exchange: both open

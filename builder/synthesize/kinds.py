@@ -108,6 +108,9 @@ def _referent(ctx: TurnContext, method: str, entity: tx.Entity, texts: list[str]
     kind = tx.kind_of(tx.clean_name(name), texts) or ("" if not need_kind else None)
     if kind is None:
         return ctx.reject(method, f"no kind known for '{name}'", ctx.standalone)
+    if kind and kind in tx.layer_kinds():
+        # 'this cloud' in a talk about IBM Cloud's offerings: its products are parts of one cloud, not rival clouds.
+        return ctx.reject(method, f"'{kind}' names a layer of one product family, not rival things", ctx.standalone)
     if not tx.is_name(tx.clean_name(name), kind or None):
         return ctx.reject(method, f"'{name}' is no name of a {kind or 'thing'}", ctx.standalone)
     if "®" in name or "™" in name:
@@ -198,13 +201,14 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return _short_forms_merged(names)
+    return _short_forms_merged(names, ref.kind)
 
 
-def _short_forms_merged(names: list[str]) -> list[str]:
+def _short_forms_merged(names: list[str], kind: str = "") -> list[str]:
     """In one conversation a shorter name inside a longer one is its short form ('Object Storage' of
-    'Immutable Object Storage', 'Civil War' of 'American Civil War'): one candidate, the longer name."""
-    stems = [tx.content_stems(n) for n in names]
+    'Immutable Object Storage', 'Civil War' of 'American Civil War', the kind noun aside: 'Clipper mission' of
+    'Europa Clipper'): one candidate, the longer name."""
+    stems = [tx.content_stems(n) - {kind} for n in names]
     return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
 
 
@@ -305,3 +309,11 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return names
     return []
+
+
+def running_topic(history: list[dict[str, str]], names: list[str]) -> str | None:
+    """The one of `names` the talk was about before its last exchange ('Jupiter', with 'Saturn' named in passing
+    in the last answer): a pronoun leans to it. None when none or several of them were."""
+    earlier = "\n".join(h["content"] for h in history[:-2])
+    topical = [n for n in names if earlier and tx.mentions(earlier, n)]
+    return topical[0] if len(topical) == 1 else None

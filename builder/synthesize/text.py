@@ -364,6 +364,13 @@ def lexicon_names() -> dict[str, list[str]]:
     return {kind: [str(n) for n in names] for kind, names in lexicon()["kinds"].items()}
 
 
+@lru_cache(maxsize=1)
+def layer_kinds() -> frozenset[str]:
+    """Kinds whose named things are mostly parts of one product family ('IBM Cloud VPC' is no rival of 'IBM
+    Cloud'): no kind phrase is made of them."""
+    return frozenset(str(k) for k in lexicon().get("layer_kinds", []))
+
+
 def default_referent(kind: str) -> str | None:
     """The one thing a bare kind phrase means when nothing else is said ('this planet' -> Earth)."""
     value = lexicon().get("default_referents", {}).get(kind)
