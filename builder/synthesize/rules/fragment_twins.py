@@ -10,22 +10,22 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import (
-    TurnContext, pair_id, resolved_by_history, resolving_turn, unrelated_contexts,
+    TurnContext, pair_id, resolved_by_history, resolving_turn,
 )
 
 
 @register
 class FragmentTwins:
     """A keyword fragment of the query without its entity ('annual fee?'): clear right after a history that names
-    the entity; for a share of turns, open after another conversation's history (or none)."""
+    the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "4"
+    version = "5"
     default_rate = 0.5
     describe = ("Two keywords of the standalone rewrite without its key entity ('annual fee?'), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
-                "share of turns, a positive after another conversation's history or none, whose readings are the "
-                "rewrite with names of the entity's kind from the block.")
+                "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
+                "whose readings are the rewrite with names of the entity's kind; its clarification asks openly.")
 
     def __init__(self, positive_share: float = 0.3) -> None:
         self.positive_share = positive_share  # fragments are at most a tenth of the positives
@@ -59,22 +59,20 @@ class FragmentTwins:
         if len(readings) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind of '{entity.text}' to read the fragment with", fragment)
             return
-        avoid = lambda text: tx.mentions_any(text, entity.text) or bool(tx.named_of_kind(text, kind))  # noqa: E731
-        for stitched, source in unrelated_contexts(ctx, rng, avoid, empty_share=0.5):
-            shown = names[: len(readings)]
-            rng.shuffle(shown)
-            question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(kind), heads=tx.plural(kind))
-            yield Record(
-                domain=ctx.conv.domain,
-                setting="pre_retrieval",
-                history=stitched,
-                query=fragment,
-                documents=[],
-                needs_clarification=True,
-                category="ill_formed",
-                interpretations=readings,
-                target={"clarification": question},
-                clarification_pattern=pattern,
-                pair_id=pair,
-                provenance=ctx.provenance(method, version, history_source=source),
-            )
+        # Only in a fresh chat: after any history a fragment reads as a follow-up to whatever it talks about
+        # ('taxation?' after a talk about discounted company stock), so only no history leaves it open.
+        question, pattern = clarification("kind", rng, options=[], head=tx.kind_word(kind), heads=tx.plural(kind))
+        yield Record(
+            domain=ctx.conv.domain,
+            setting="pre_retrieval",
+            history=[],
+            query=fragment,
+            documents=[],
+            needs_clarification=True,
+            category="ill_formed",
+            interpretations=readings,
+            target={"clarification": question},
+            clarification_pattern=pattern,
+            pair_id=pair,
+            provenance=ctx.provenance(method, version, history_source={"conversation_id": "", "turns": 0}),
+        )
