@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -100,7 +99,7 @@ def run_synthesize(config: BuildConfig, work: Work, progress: Progress = _no_pro
     source = source_name(config, input_path(config))
     result = synthesize(conversations, config.synthesize, config.seed, source, lambda it: progress(it, "synthesize"))
     candidates = [r.to_dict() for r in result.candidates]
-    rejections = [asdict(r) for r in result.rejections]
+    rejections = [r.to_dict() for r in result.rejections]
     if config.llm is not None:
         candidates, rejections = _llm_synthesize(config, work, conversations, result, source, candidates, rejections,
                                                  cache_dir, no_cache, llm_progress)
@@ -155,7 +154,7 @@ def _llm_synthesize(config, work, conversations, result, source, candidates, rej
         edited, candidates = naturalize(candidates, settings, engine, stats)
         written += edited
     verdicts = verify(written, settings, engine, stats)
-    rejections = rejections + [asdict(r) for r in lost] + [
+    rejections = rejections + [r.to_dict() for r in lost] + [
         {"method": d["record"]["provenance"]["method"], "reason": d["reason"],
          "conversation_id": d["record"]["provenance"]["conversation_id"], "turn": d["record"]["provenance"]["turn"],
          "query": d["record"]["query"]} for d in verdicts.dropped]

@@ -161,8 +161,8 @@ def test_rejects_with_a_reason_when_no_entity_of_the_kind_is_retrieved():
 
 
 def test_deterministic_and_never_a_placeholder_interpretation():
-    first = [o.to_dict() if isinstance(o, Record) else vars(o) for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
-    second = [o.to_dict() if isinstance(o, Record) else vars(o) for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
+    first = [o.to_dict() if isinstance(o, Record) else o.to_dict() for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
+    second = [o.to_dict() if isinstance(o, Record) else o.to_dict() for c in ALL for t in (1, 2) if t <= len(c.user_turn_indices()) for o in _run(c, t)]
     assert first == second
     records = [r for r in first if "interpretations" in r]
     assert records

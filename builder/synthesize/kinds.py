@@ -13,9 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from builder.record import Record, clear_target
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
-from builder.synthesize.context import TurnContext, history_of, pair_id
+from builder.synthesize.clarify import clarification
+from builder.synthesize.context import TurnContext, history_of, pair_id, resolving_turn
 
 _COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
 _COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
@@ -317,3 +319,54 @@ def running_topic(history: list[dict[str, str]], names: list[str]) -> str | None
     earlier = "\n".join(h["content"] for h in history[:-2])
     topical = [n for n in names if earlier and tx.mentions(earlier, n)]
     return topical[0] if len(topical) == 1 else None
+
+
+# --- records of a kind phrase (kind_reference, kind_switch, pronoun_reference) ---
+
+
+def kind_positive(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, names: list[str],
+                  category: str, method: str, version: str, pair: str | None = None, named_here: bool = True) -> Record:
+    """A positive whose readings name `names` (from the history, or the block's names of the kind). Its
+    clarification names them only when the history does (`named_here`); else it asks openly."""
+    rng = ctx.rng(f"{method}|clarify|{source.get('conversation_id')}|{source.get('turns')}")
+    ref = kq.referent
+    shown = list(names[:8]) if named_here else []
+    rng.shuffle(shown)
+    question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
+                                      heads=tx.plural(ref.kind))
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=history,
+        query=kq.query,
+        documents=[],
+        needs_clarification=True,
+        category=category,
+        interpretations=[kq.reading(n) for n in names[:6]],
+        target={"clarification": question},
+        clarification_pattern=pattern,
+        pair_id=pair or kind_pair(ctx, 0),
+        provenance=ctx.provenance(method, version, history_source=source),
+    )
+
+
+def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, name: str,
+                  method: str, version: str, pair: str | None = None) -> Record:
+    """The twin: the same words after a history that names exactly one thing of the kind."""
+    same = tx.same_thing(name, tx.clean_name(kq.referent.name))
+    resolved = kq.referent.standalone if same else kq.reading(name)
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=history,
+        query=kq.query,
+        documents=[],
+        needs_clarification=False,
+        category="hard_negative",
+        interpretations=[resolved],
+        target=clear_target(),
+        resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
+                    "referent": name, "resolved_query": resolved},
+        pair_id=pair or kind_pair(ctx, 0),
+        provenance=ctx.provenance(method, version, history_source=source),
+    )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 
-@dataclass
+@dataclass(frozen=True)
 class Rejection:
     method: str
     reason: str
     conversation_id: str
     turn: int
     query: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from builder.record import Record, clear_target
+from builder.record import Record
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.clarify import clarification
-from builder.synthesize.context import TurnContext, with_retrieval, resolving_turn
+from builder.synthesize.context import TurnContext, with_retrieval
 
 
 def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
@@ -29,54 +28,6 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
     if len(names) == 1:
         return "one", names
     return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names
-
-
-def kind_positive(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, names: list[str],
-                  category: str, method: str, version: str, pair: str | None = None, named_here: bool = True) -> Record:
-    """A positive whose readings name `names` (from the history, or the block's names of the kind). Its
-    clarification names them only when the history does (`named_here`); else it asks openly."""
-    rng = ctx.rng(f"{method}|clarify|{source.get('conversation_id')}|{source.get('turns')}")
-    ref = kq.referent
-    shown = list(names[:8]) if named_here else []
-    rng.shuffle(shown)
-    question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
-                                      heads=tx.plural(ref.kind))
-    return Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=history,
-        query=kq.query,
-        documents=[],
-        needs_clarification=True,
-        category=category,
-        interpretations=[kq.reading(n) for n in names[:6]],
-        target={"clarification": question},
-        clarification_pattern=pattern,
-        pair_id=pair or kd.kind_pair(ctx, 0),
-        provenance=ctx.provenance(method, version, history_source=source),
-    )
-
-
-def kind_negative(ctx: TurnContext, kq: kd.KindQuery, history: list[dict], source: dict, name: str,
-                  method: str, version: str, pair: str | None = None) -> Record:
-    """The twin: the same words after a history that names exactly one thing of the kind."""
-    same = tx.same_thing(name, tx.clean_name(kq.referent.name))
-    resolved = kq.referent.standalone if same else kq.reading(name)
-    return Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=history,
-        query=kq.query,
-        documents=[],
-        needs_clarification=False,
-        category="hard_negative",
-        interpretations=[resolved],
-        target=clear_target(),
-        resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
-                    "referent": name, "resolved_query": resolved},
-        pair_id=pair or kd.kind_pair(ctx, 0),
-        provenance=ctx.provenance(method, version, history_source=source),
-    )
 
 
 @register
@@ -137,7 +88,7 @@ class KindReference:
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
         # Several stitch points of each kind, spread over the conversation: each a record of its own.
         for cut, history, names in _spread(found.get("many", []), self.prefixes):
-            yield kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
+            yield kd.kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
         default = tx.default_referent(ref.kind)
         if found.get("none") and default:
             yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
@@ -146,7 +97,7 @@ class KindReference:
             if len(names) < 2:
                 yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
             for cut, history, _ in _spread(found["none"], self.prefixes) if len(names) >= 2 else []:
-                yield kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair,
+                yield kd.kind_positive(ctx, kq, history, source(cut), names, "underspecified_entity", method, version, pair,
                                     named_here=False)
         if "many" not in found and "none" not in found:
             yield ctx.reject(method, f"no prefix of the conversation leaves '{kq.phrase}' open", kq.query)
@@ -154,7 +105,7 @@ class KindReference:
         own = tx.clean_name(ref.name)
         ones = [o for o in ones if tx.same_thing(o[2][0], own)] or ones  # a prefix naming the true referent first
         for cut, history, names in ones[: self.twins]:
-            yield kind_negative(ctx, kq, history, source(cut), names[0], method, version, pair)
+            yield kd.kind_negative(ctx, kq, history, source(cut), names[0], method, version, pair)
 
 
 def _spread(found: list, n: int) -> list:

@@ -9,7 +9,6 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.context import TurnContext, donor_history
-from builder.synthesize.rules.kind_reference import kind_positive
 
 
 @register
@@ -61,10 +60,10 @@ class KindSwitch:
             if not history or source["conversation_id"] in used:
                 continue
             used.add(source["conversation_id"])
-            yield kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
+            yield kd.kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
                                 named_here=False)
         if not used:
             yield ctx.reject(method, "no block-mate history that leaves the kind open", kq.query)
         if rng.random() < self.empty_share:
-            yield kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
+            yield kd.kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
                                 method, version, pair, named_here=False)

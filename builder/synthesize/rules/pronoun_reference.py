@@ -11,7 +11,6 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import TurnContext, pair_id, with_retrieval
-from builder.synthesize.rules.kind_reference import kind_negative
 
 
 def last_user(history: list[dict[str, str]]) -> str:
@@ -97,5 +96,5 @@ class PronounReference:
             )
         if negative is not None:
             cut, history, names = negative
-            yield kind_negative(ctx, kq, history, {"conversation_id": ctx.conv.id, "turns": cut}, names[0], method,
+            yield kd.kind_negative(ctx, kq, history, {"conversation_id": ctx.conv.id, "turns": cut}, names[0], method,
                                 version, pair)
