@@ -173,3 +173,25 @@ def test_config_checks_generator_names_and_options(tmp_path):
     assert not methods["entity_twins"] and methods["followup_twins"]
     assert not any(r.setting == "post_retrieval" for r in result.candidates if r.provenance["method"] == "standalone_clear")
     assert isinstance(BuildConfig().synthesize.generators["passage_twins"].rate, float)
+
+
+def test_fragments_one_word_is_no_hard_negative_and_positives_are_fresh_chats():
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    out = list(FragmentTwins(positive_share=1.0).generate(_ctx(LAKE, 2, names={"lake": ["Lake Tahoe", "Lake Superior"]})))
+    records = [o for o in out if isinstance(o, Record)]
+    # 'deep?' is one word: no hard negative after the history, whatever it names.
+    assert not [r for r in records if not r.needs_clarification]
+    assert any("one-word fragment" in o.reason for o in out if isinstance(o, Rejection))
+    positives = [r for r in records if r.needs_clarification]
+    assert positives and all(r.history == [] and r.clarification_pattern == "open" for r in positives)
+
+
+def test_standalone_clear_needs_a_question_or_request():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    chat = _conv("chat", [Turn("user", "ok, thanks for the summary.", rewrite="ok, thanks for the summary.")])
+    out = list(StandaloneClear().generate(_ctx(chat, 1)))
+    assert not [o for o in out if isinstance(o, Record)] and "no question or request" in out[0].reason
+    asked = list(StandaloneClear().generate(_ctx(LAKE, 1)))
+    assert [o for o in asked if isinstance(o, Record)]

@@ -20,7 +20,7 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "5"
+    version = "6"
     default_rate = 0.5
     describe = ("Two keywords of the standalone rewrite without its key entity ('annual fee?'), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
@@ -44,7 +44,10 @@ class FragmentTwins:
             return
         rng = ctx.rng(method)
         pair = pair_id(ctx, method)
-        if own:
+        if own and len(tx.words(fragment)) < 2:
+            # 'user?', 'grant?': one word leaves open what about it, whatever the history says.
+            yield ctx.reject(method, "a one-word fragment is no resolved follow-up", fragment)
+        elif own:
             where = resolving_turn(own, entity.text)
             if where is None:
                 yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)

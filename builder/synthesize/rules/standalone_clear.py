@@ -19,7 +19,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "6"
+    version = "7"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -38,6 +38,10 @@ class StandaloneClear:
         if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
             # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
             yield ctx.reject(method, "standalone form contains a pronoun", query)
+            return
+        if not tx.is_question(query):
+            # 'omg.': nothing to answer, so no clear question either.
+            yield ctx.reject(method, "standalone form is no question or request", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
