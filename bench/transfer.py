@@ -6,8 +6,8 @@
 
 Rows: the MTRAG-UN dev half (tasks sharing a conversation with the build input dropped), Abg-CoQA val,
 and the release's own test split. Columns: n, gold positives, the baseline's F1 (positive class =
-needs clarification) with a seeded percentile-bootstrap 95% CI, P, R, accuracy, and the F1 of
-always-clarify and of the majority label of that data. Then wall time and peak RSS of each step.
+needs clarification) with a seeded percentile-bootstrap 95% CI, P, R, accuracy, ROC-AUC and average
+precision of its probabilities (threshold-free), and the F1 of always-clarify and of the majority label. Then wall time and peak RSS of each step.
 Needs ../shared (MTRAG, MTRAG-UN dev half, Abg-CoQA val); exits 0 with a message when it is absent.
 """
 
@@ -31,23 +31,35 @@ CONVERSATIONS = SHARED / "mtrag" / "conversations" / "conversations.json"
 MTRAGUN = SHARED / "mtragun-dev" / "reference_dev.jsonl"
 ABGCOQA = SHARED / "abg-coqa" / "coqa_abg_val.json"
 
-COLUMNS = ("data", "n", "pos", "F1", "95% CI", "P", "R", "acc", "always-clarify F1", "majority F1")
+COLUMNS = ("data", "n", "pos", "F1", "95% CI", "P", "R", "acc", "AUC", "AP", "always-clarify F1", "majority F1")
+
+
+def ranking(gold: list[bool], probabilities: list[float] | None) -> tuple[float | None, float | None]:
+    """ROC-AUC and average precision of the probabilities: how well the model ranks, whatever its threshold
+    (F1 also moves when only the calibration does)."""
+    if probabilities is None or len(set(gold)) < 2:
+        return None, None
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    return float(roc_auc_score(gold, probabilities)), float(average_precision_score(gold, probabilities))
 
 
 def score_row(name: str, records: list[dict], predicted: list[bool | None], *, samples: int = 1000,
-              seed: int = 0) -> dict[str, Any]:
+              seed: int = 0, probabilities: list[float] | None = None) -> dict[str, Any]:
     """One table row: the predictor's metrics and the two constant references on the same records."""
     from builder.evaluate import metrics
 
     gold = [bool(r["needs_clarification"]) for r in records]
     result = metrics.classification(gold, predicted, samples=samples, seed=seed)
+    auc, ap = ranking(gold, probabilities)
     always = metrics.scores(metrics.confusion(gold, [True] * len(gold)))
     majority_label = 2 * sum(gold) > len(gold)  # ties: clear
     majority = metrics.scores(metrics.confusion(gold, [majority_label] * len(gold)))
     return {
         "data": name, "n": result["n"], "positives": result["gold_positive"],
         "f1": result["f1"], "f1_ci95": result["ci95"]["f1"], "precision": result["precision"],
-        "recall": result["recall"], "accuracy": result["accuracy"], "confusion": result["confusion"],
+        "recall": result["recall"], "accuracy": result["accuracy"], "roc_auc": auc, "average_precision": ap,
+        "confusion": result["confusion"],
         "always_clarify_f1": always["f1"], "majority_label": "clarify" if majority_label else "clear",
         "majority_f1": majority["f1"],
     }
@@ -64,7 +76,8 @@ def _ci(ci: list[float] | None) -> str:
 def render_table(rows: list[dict[str, Any]]) -> str:
     """A markdown table of the rows, as the README shows it."""
     cells = [[r["data"], str(r["n"]), str(r["positives"]), _num(r["f1"]), _ci(r["f1_ci95"]), _num(r["precision"]),
-              _num(r["recall"]), _num(r["accuracy"]), _num(r["always_clarify_f1"]),
+              _num(r["recall"]), _num(r["accuracy"]), _num(r.get("roc_auc")), _num(r.get("average_precision")),
+              _num(r["always_clarify_f1"]),
               f"{_num(r['majority_f1'])} ({r['majority_label']})"] for r in rows]
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"]
     lines += ["| " + " | ".join(c) + " |" for c in cells]
@@ -120,7 +133,8 @@ def evaluate_sets(predictor: Any, sets: list[tuple[str, list[dict], dict]], *, s
             predicted = [bool(p >= threshold) for p in probs]
         else:
             predicted = [p.needs_clarification for p in predictor.predict(records)]
-        rows.append(score_row(name, records, predicted, samples=samples, seed=seed))
+        rows.append(score_row(name, records, predicted, samples=samples, seed=seed,
+                              probabilities=None if probs is None else [float(p) for p in probs]))
         if details is not None:
             for r, pred, p in zip(records, predicted, probs if probs is not None else [None] * len(records)):
                 details.append({"data": name, "id": r["id"], "gold": r["needs_clarification"], "predicted": pred,

@@ -35,6 +35,12 @@ def test_score_row_against_the_constant_references():
     assert 0.0 <= low <= 0.5 <= high <= 1.0
     again = t.score_row("x", records, [True, False, True, False, False], samples=200, seed=1)
     assert again["f1_ci95"] == row["f1_ci95"]  # seeded
+    assert row["roc_auc"] is None  # no probabilities, no ranking figures
+    ranked = t.score_row("x", records, [True, False, True, False, False], samples=200, seed=1,
+                         probabilities=[0.9, 0.2, 0.6, 0.1, 0.3])
+    # positives at ranks 1 and 4 of 5: 4 of the 6 positive-negative pairs ordered right
+    assert ranked["roc_auc"] == pytest.approx(4 / 6)
+    assert ranked["average_precision"] == pytest.approx((1 / 1 + 2 / 4) / 2)
 
 
 def test_table_rows_on_the_fixture_benchmarks(tmp_path):
