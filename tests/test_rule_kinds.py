@@ -226,11 +226,3 @@ def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_nou
     assert kd._short_forms_merged(["Clipper mission", "Europa Clipper"], "mission") == ["Europa Clipper"]
     assert kd._short_forms_merged(["Lite plan", "Standard plan"], "plan") == ["Lite plan", "Standard plan"]
 
-
-def test_no_pronoun_positive_when_one_rival_is_what_the_talk_was_about():
-    from builder.synthesize import kinds as kd
-
-    talk = [{"role": "user", "content": "Tell me about Jupiter."}, {"role": "assistant", "content": "Jupiter is the largest planet."},
-            {"role": "user", "content": "Is it bigger than Saturn?"}, {"role": "assistant", "content": "Yes, Jupiter is bigger than Saturn."}]
-    assert kd.running_topic(talk, ["Jupiter", "Saturn"]) == "Jupiter"
-    assert kd.running_topic(talk[2:], ["Jupiter", "Saturn"]) is None  # nothing before the exchange: both open

@@ -195,3 +195,6 @@ def test_standalone_clear_needs_a_question_or_request():
     assert not [o for o in out if isinstance(o, Record)] and "no question or request" in out[0].reason
     asked = list(StandaloneClear().generate(_ctx(LAKE, 1)))
     assert [o for o in asked if isinstance(o, Record)]
+    # A keyword query names its topic: people type those, and they are clear.
+    keywords = _conv("kw", [Turn("user", "Lake Tahoe water temperature", rewrite="Lake Tahoe water temperature")])
+    assert [o for o in StandaloneClear().generate(_ctx(keywords, 1)) if isinstance(o, Record)]

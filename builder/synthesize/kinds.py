@@ -313,13 +313,6 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]
     return []
 
 
-def running_topic(history: list[dict[str, str]], names: list[str]) -> str | None:
-    """The one of `names` the talk was about before its last exchange ('Jupiter', with 'Saturn' named in passing
-    in the last answer): a pronoun leans to it. None when none or several of them were."""
-    earlier = "\n".join(h["content"] for h in history[:-2])
-    topical = [n for n in names if earlier and tx.mentions(earlier, n)]
-    return topical[0] if len(topical) == 1 else None
-
 
 # --- records of a kind phrase (kind_reference, kind_switch, pronoun_reference) ---
 

@@ -28,7 +28,7 @@ def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "2"
+    version = "3"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
                 "of its own conversation whose last user turn names two or more things (an unresolved_reference "
@@ -67,8 +67,7 @@ class PronounReference:
         for cut, history in (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx):
             names = tx.names_in(last_user(history))
             rivals = kd.rivals(last_exchange(history), ref.kind) if ref.kind else []
-            if (len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals)
-                    and kd.running_topic(history, rivals) is None):
+            if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
                 positives.append((cut, history, rivals))
             elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own):
                 negative = (cut, history, names)

@@ -39,9 +39,10 @@ class StandaloneClear:
             # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
             yield ctx.reject(method, "standalone form contains a pronoun", query)
             return
-        if not tx.is_question(query):
-            # 'omg.': nothing to answer, so no clear question either.
-            yield ctx.reject(method, "standalone form is no question or request", query)
+        if not tx.is_question(query) and (query.rstrip().endswith((".", "!")) or not tx.content_stems(query)):
+            # 'omg.', 'ok, diversified is good.': a remark, nothing to answer. Keyword queries ('Time series
+            # data', 'IBM Cloudant legacy') are what people type into a search box: they stay.
+            yield ctx.reject(method, "standalone form is a remark, no question or request", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
