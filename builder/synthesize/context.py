@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from builder.conversation import Conversation, Passage
 from builder.record import Record, clear_target
@@ -229,3 +229,19 @@ def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int
     pair = record.pair_id and "pair-" + hashlib.sha256(f"{record.pair_id}|post_retrieval".encode()).hexdigest()[:12]
     return replace(record, setting="post_retrieval", documents=[p.as_document() for p in hits],
                    provenance=provenance, pair_id=pair, id="")
+
+
+def checked_retrieved_share(name: str, value: float) -> float:
+    """A generator's `retrieved_share` option, checked: the share of its records also asked post-retrieval."""
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name}: retrieved_share must be 0..1, got {value}")
+    return value
+
+
+def also_retrieved(ctx: TurnContext, outputs: Iterable[Record | Rejection], share: float) -> Iterator[Record | Rejection]:
+    """Each output, and after each record its post-retrieval copy (`with_retrieval`) where one is drawn."""
+    for out in outputs:
+        yield out
+        copy = with_retrieval(ctx, out, share) if isinstance(out, Record) else None
+        if copy is not None:
+            yield copy

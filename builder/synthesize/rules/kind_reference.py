@@ -9,7 +9,7 @@ from builder.record import Record
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.context import TurnContext, with_retrieval
+from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share
 
 
 def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
@@ -50,10 +50,8 @@ class KindReference:
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2,
                  retrieved_share: float = 0.0) -> None:
-        if not 0.0 <= retrieved_share <= 1.0:
-            raise ValueError(f"kind_reference: retrieved_share must be 0..1, got {retrieved_share}")
         # Also asked in the post-retrieval setting, with the passages BM25 finds for the question's own words.
-        self.retrieved_share = retrieved_share
+        self.retrieved_share = checked_retrieved_share("kind_reference", retrieved_share)
         self.needs_corpus = retrieved_share > 0
         self.open_share = open_share  # share of turns whose positive may be the open (no candidate) kind
         self.prefixes = prefixes  # distinct own prefixes per label that each give a positive (each a stitch point)
@@ -64,11 +62,8 @@ class KindReference:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        for out in kd.each_referent(ctx, self.name, self._one, limit=self.referents):
-            yield out
-            copy = with_retrieval(ctx, out, self.retrieved_share) if isinstance(out, Record) else None
-            if copy is not None:
-                yield copy
+        referents = kd.each_referent(ctx, self.name, self._one, limit=self.referents)
+        yield from also_retrieved(ctx, referents, self.retrieved_share)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version

@@ -10,7 +10,7 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.context import TurnContext, pair_id, with_retrieval
+from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id
 
 
 def last_user(history: list[dict[str, str]]) -> str:
@@ -37,10 +37,8 @@ class PronounReference:
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0) -> None:
-        if not 0.0 <= retrieved_share <= 1.0:
-            raise ValueError(f"pronoun_reference: retrieved_share must be 0..1, got {retrieved_share}")
         # Also asked in the post-retrieval setting, with the passages BM25 finds for the question's own words.
-        self.retrieved_share = retrieved_share
+        self.retrieved_share = checked_retrieved_share("pronoun_reference", retrieved_share)
         self.needs_corpus = retrieved_share > 0
         self.prefixes = prefixes  # distinct own prefixes with two or more rivals that each give a positive
         self.later = later  # also prefixes past the turn (the question asked later, right after 2+ rivals)
@@ -49,11 +47,8 @@ class PronounReference:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        for out in kd.each_referent(ctx, self.name, self._one, need_kind=False, limit=self.referents):
-            yield out
-            copy = with_retrieval(ctx, out, self.retrieved_share) if isinstance(out, Record) else None
-            if copy is not None:
-                yield copy
+        referents = kd.each_referent(ctx, self.name, self._one, need_kind=False, limit=self.referents)
+        yield from also_retrieved(ctx, referents, self.retrieved_share)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
