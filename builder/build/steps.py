@@ -52,7 +52,8 @@ def run_synthesize(ctx: Context) -> dict[str, int]:
     config, work = ctx.config, ctx.work
     conversations = [Conversation.from_dict(r) for r in read_jsonl(work.need(work.conversations, "ingest"))]
     source = source_name(config, input_path(config))
-    result = synthesize(conversations, config.synthesize, config.seed, source, lambda it: ctx.progress(it, "synthesize"))
+    result = synthesize(conversations, config.synthesize, config.seed, source,
+                        lambda it: ctx.progress(it, "synthesize"))
     candidates = [r.to_dict() for r in result.candidates]
     rejections = [r.to_dict() for r in result.rejections]
     if config.llm is not None:
