@@ -30,7 +30,7 @@ def release_dir(arg: str | None) -> Path:
     if not (ROOT.parent / "shared" / "data" / "mtrag").is_dir():
         sys.exit("no --release given and ../shared/data/mtrag is absent: nothing to build the MTRAG release from")
     from builder.config import load_config
-    from builder.pipeline import build
+    from builder.build import build
 
     out = build(load_config(config), Path(tempfile.mkdtemp(prefix="clariedge-mtrag-"))).release
     return out

@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from builder.config import load_config
     from builder.io import write_json, write_jsonl
-    from builder.pipeline import build
+    from builder.build import build
     from builder.release import load_release
     from builder.train.baseline import BaselinePredictor, train_baseline
 

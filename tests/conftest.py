@@ -52,7 +52,7 @@ needs_mtrag = pytest.mark.skipif(not (MTRAG / "conversations" / "conversations.j
 def demo_release(tmp_path_factory) -> Path:
     """The embedded demo corpus built once with the default config."""
     from builder.config import BuildConfig
-    from builder.pipeline import build
+    from builder.build import build
 
     out = tmp_path_factory.mktemp("demo-build")
     release = build(BuildConfig(), out).release

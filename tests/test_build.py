@@ -97,7 +97,7 @@ def test_build_returns_the_report_the_summary_renders(tmp_path):
 
     from builder.cli.summary import render_build
     from builder.config import BuildConfig
-    from builder.pipeline import build
+    from builder.build import build
 
     report = build(BuildConfig(), tmp_path / "out")
     manifest = json.loads((report.release / "manifest.json").read_text())

@@ -273,7 +273,7 @@ def test_load_predictor_specs(tmp_path):
 @pytest.fixture(scope="module")
 def demo_release(tmp_path_factory) -> Path:
     from builder.config import load_config
-    from builder.pipeline import build
+    from builder.build import build
 
     release_dir = build(load_config(None), tmp_path_factory.mktemp("demo")).release
     return release_dir

@@ -87,7 +87,7 @@ class PronounReferentFix(HardNegative):
 
 
 def _build(config, out: Path, cache: Path) -> dict[str, list[dict]]:
-    from builder.pipeline import build
+    from builder.build import build
 
     build(config, out, cache_dir=str(cache))
     return load_release(out / config.name / config.version)

@@ -28,7 +28,7 @@ def judge_settings(config: Path | None, base_url: str | None, model: str | None,
                    cache_dir: str | None = None, no_cache: bool = False):
     """(LLMSettings, EngineConfig) from a build config's `llm:` section, with CLI overrides."""
     from builder.config import apply_overrides, load_config
-    from builder.pipeline import engine_config, llm_settings
+    from builder.build.llm import engine_config, llm_settings
 
     build = load_config(config)
     if build.llm is None and config is not None and not base_url:

@@ -48,15 +48,21 @@ def _config(config: Optional[Path], input: Optional[Path] = None, fmt: str = "au
 
 
 def _work_dir(cfg, out: Path, work: Optional[Path]) -> Path:
-    from builder.pipeline import default_work_dir
+    from builder.build import default_work_dir
 
     return work.resolve() if work else default_work_dir(cfg, out)
 
 
 def _work(cfg, out: Path, work: Optional[Path]):
-    from builder.pipeline import Work
+    from builder.build import WorkDir
 
-    return Work(_work_dir(cfg, out, work))
+    return WorkDir(_work_dir(cfg, out, work))
+
+
+def _ctx(cfg, out: Path, work: Optional[Path], **options):
+    from builder.build import Context
+
+    return Context(cfg, _work(cfg, out, work), **options)
 
 
 class _Bars:
@@ -128,7 +134,7 @@ def build(
     """
     from builder.cli.summary import render_build
     from builder.config import apply_overrides
-    from builder.pipeline import build as run_build
+    from builder.build import build as run_build
 
     llm_model = renamed(llm_model, old_model, "--model", "--llm-model")
     cache = renamed(cache, old_cache, "--cache", "--cache-dir")
@@ -141,7 +147,7 @@ def build(
     cache_dir = str(cache.resolve()) if cache else None
     console = _console()
     if dry_run:
-        from builder.pipeline import plan_llm
+        from builder.build import plan_llm
 
         plan = plan_llm(cfg, cache_dir, no_cache)
         console.print(f"dry run, {cfg.llm.model} at {cfg.llm.endpoint.base_url}: nothing was called")
@@ -159,57 +165,53 @@ def build(
 def ingest(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, format: str = FormatOpt,
            out: Path = OutOpt, work: Optional[Path] = WorkOpt) -> None:
     """Read conversations and write WORK/conversations.jsonl."""
-    from builder.pipeline import run_ingest
+    from builder.build import run_ingest
 
-    cfg = _config(config, input, format)
-    w = _work(cfg, out, work)
-    typer.echo(f"{len(run_ingest(cfg, w))} conversations -> {w.conversations}")
+    ctx = _ctx(_config(config, input, format), out, work)
+    typer.echo(f"{run_ingest(ctx)['conversations']} conversations -> {ctx.work.conversations}")
 
 
 @app.command()
 def synthesize(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
                work: Optional[Path] = WorkOpt, seed: Optional[int] = typer.Option(None)) -> None:
     """Run the generators: WORK/conversations.jsonl -> candidates.jsonl and rejected.jsonl."""
-    from builder.pipeline import run_synthesize
+    from builder.build import run_synthesize
 
     cfg = _config(config, input, seed=seed)
-    w = _work(cfg, out, work)
     with _Bars(_console()) as bars:
-        counts = run_synthesize(cfg, w, bars.stage, llm_progress=bars.llm)
-    typer.echo(f"{counts} -> {w.candidates}")
+        ctx = _ctx(cfg, out, work, progress=bars.stage, llm_progress=bars.llm)
+        counts = run_synthesize(ctx)
+    typer.echo(f"{counts} -> {ctx.work.candidates}")
 
 
 @app.command()
 def validate(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
              work: Optional[Path] = WorkOpt) -> None:
     """Check candidates against the record schema: validated.jsonl and quarantine.jsonl."""
-    from builder.pipeline import run_validate
+    from builder.build import run_validate
 
-    cfg = _config(config, input)
-    w = _work(cfg, out, work)
-    typer.echo(f"{run_validate(cfg, w)} -> {w.validated}")
+    ctx = _ctx(_config(config, input), out, work)
+    typer.echo(f"{run_validate(ctx)} -> {ctx.work.validated}")
 
 
 @app.command()
 def dedup(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
           work: Optional[Path] = WorkOpt) -> None:
     """Drop exact and near duplicates: deduplicated.jsonl and duplicates.jsonl (with the kept id)."""
-    from builder.pipeline import run_dedup
+    from builder.build import run_dedup
 
-    cfg = _config(config, input)
-    w = _work(cfg, out, work)
-    typer.echo(f"{run_dedup(cfg, w)} -> {w.deduplicated}")
+    ctx = _ctx(_config(config, input), out, work)
+    typer.echo(f"{run_dedup(ctx)} -> {ctx.work.deduplicated}")
 
 
 @app.command("split")
 def split_command(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt, out: Path = OutOpt,
                   work: Optional[Path] = WorkOpt) -> None:
     """Grouped, stratified train/validation/test split: split.jsonl and split_report.json."""
-    from builder.pipeline import run_split
+    from builder.build import run_split
 
-    cfg = _config(config, input)
-    w = _work(cfg, out, work)
-    typer.echo(f"{run_split(cfg, w)} -> {w.split}")
+    ctx = _ctx(_config(config, input), out, work)
+    typer.echo(f"{run_split(ctx)} -> {ctx.work.split}")
 
 
 @app.command()
@@ -217,10 +219,10 @@ def release(config: Optional[Path] = ConfigOpt, input: Optional[Path] = InputOpt
             work: Optional[Path] = WorkOpt,
             bump: Optional[str] = typer.Option(None, "--bump", help="major (schema changed) | minor (records added/removed) | patch (label/text fixes): next version after the newest in OUT/<name>/, checked against the changes.")) -> None:
     """Write OUT/<name>/<version>/: parquet splits, dataset card, manifest, accounting."""
-    from builder.pipeline import run_release
+    from builder.build import run_release
 
-    cfg = _config(config, input)
-    typer.echo(str(run_release(cfg, _work(cfg, out, work), out, bump)))
+    release_dir, _ = run_release(_ctx(_config(config, input), out, work), out, bump)
+    typer.echo(str(release_dir))
 
 
 def main() -> None:

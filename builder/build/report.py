@@ -1,4 +1,4 @@
-"""What `pipeline.build` hands back: the figures a caller shows, so nobody reads the release back to show them."""
+"""What `builder.build.build` hands back: the figures a caller shows, so nobody reads the release back to show them."""
 
 from __future__ import annotations
 
