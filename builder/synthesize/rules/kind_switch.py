@@ -20,8 +20,10 @@ class KindSwitch:
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
-                "names nothing of that kind: a topic switch, an underspecified_entity positive whose readings and "
-                "options are names of the kind asked about in the block and domain.")
+                "names nothing of that kind (or onto no history): a topic switch, an underspecified_entity positive "
+                "whose readings are names of the kind asked about in the block and domain; its clarification asks "
+                "openly ('Which clinic are you referring to?'). No such positive for a kind with a default referent "
+                "('this planet') or a layer kind ('this cloud').")
 
     def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2) -> None:
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
