@@ -143,6 +143,10 @@ def test_a_bare_kind_phrase_is_found_unless_named_or_restricted():
     assert tx.unresolved_kind_phrase("What is the capital of France?") is None
     assert tx.unresolved_kind_phrase("What are the benefits of the Lite plan?") is None
     assert tx.unresolved_kind_phrase("What is the difference between stocks and bonds?") is None
+    # A demonstrative points at something before it, whatever the noun; 'which one' too.
+    assert tx.unresolved_kind_phrase("What does 'use' refer to in this context?") == "this context"
+    assert tx.unresolved_kind_phrase("Which one offers more protection against vulnerabilities?") == "Which one"
+    assert tx.unresolved_kind_phrase("How do I do this in the console?") is None
 
 
 def test_standalone_clear_rejects_a_rewrite_that_leaves_a_kind_phrase_open():

@@ -537,12 +537,22 @@ _RESTRICTING = frozenset("of that which who whom whose where for in on at with f
 _DEMONSTRATIVE_OR_THE = re.compile(r"\b(the|this|that|these|those)\s+([A-Za-z][\w\-]*)(?:\s+(\S+))?", re.I)
 
 
+_WHICH_ONE = re.compile(r"\b(?:which|this|that|the other)\s+ones?\b", re.I)
+
+
 def unresolved_kind_phrase(query: str) -> str | None:
-    """'the program', 'this planet': a bare kind noun after a definite or demonstrative determiner, neither named
-    ('the Lite plan') nor restricted by what follows ('the capital of France'); None when there is none."""
+    """'the program', 'this planet', 'this context', 'which one': a bare kind noun after a definite or demonstrative
+    determiner (any noun after 'this' / 'these' / 'those'), neither named ('the Lite plan') nor restricted by what
+    follows ('the capital of France'); None when there is none."""
+    one = _WHICH_ONE.search(query)
+    if one:
+        return one.group(0)
     for m in _DEMONSTRATIVE_OR_THE.finditer(query):
         det, noun, after = m.group(1).lower(), m.group(2), (m.group(3) or "").strip("?,.!;:").lower()
-        if noun[:1].isupper() or singular(noun) is None:
+        low = noun.lower()
+        demonstrative_noun = det in ("this", "these", "those") and low not in stopwords() and low not in lexicon()["verbs"] \
+            and low not in lexicon()["wh_words"] and not low.endswith(("ly", "ing"))
+        if noun[:1].isupper() or (singular(noun) is None and not demonstrative_noun):
             continue
         if det == "that" and noun.lower() in lexicon()["verbs"]:
             continue
