@@ -751,20 +751,9 @@ class RetrievedPassages:
 
     def _positive(self, ctx, got: Generic, k: int, hits, history, history_source, category: str, readings: list[str],
                   question: str, pattern: str, method: str) -> Record:
-        return Record(
-            domain=ctx.conv.domain,
-            setting="post_retrieval",
-            history=history,
-            query=got.query,
-            documents=[p.as_document() for p in hits],
-            needs_clarification=True,
-            category=category,
-            interpretations=readings,
-            target={"clarification": question},
-            clarification_pattern=pattern,
-            pair_id=pair_id(ctx, method),
-            provenance=self._provenance(ctx, got, k, history_source),
-        )
+        return self._post_record(ctx, got, k, hits, history, history_source, method, needs_clarification=True,
+                                 category=category, interpretations=readings, target={"clarification": question},
+                                 clarification_pattern=pattern)
 
     def _negative(self, ctx, got: Generic, k: int, hits, history, history_source, resolved: Option, source: str, method: str,
                   named: str = "") -> Record:
@@ -777,20 +766,15 @@ class RetrievedPassages:
         }
         if source == "history" and resolution["turn_index"] is None:
             resolution["turn_index"] = _naming_turn(history, named or got.entity.text, got.kind.noun)
-        return Record(
-            domain=ctx.conv.domain,
-            setting="post_retrieval",
-            history=history,
-            query=got.query,
-            documents=[p.as_document() for p in hits],
-            needs_clarification=False,
-            category="hard_negative",
-            interpretations=[resolution["resolved_query"]],
-            target=clear_target(),
-            resolution=resolution,
-            pair_id=pair_id(ctx, method),
-            provenance=self._provenance(ctx, got, k, history_source),
-        )
+        return self._post_record(ctx, got, k, hits, history, history_source, method, needs_clarification=False,
+                                 category="hard_negative", interpretations=[resolution["resolved_query"]],
+                                 target=clear_target(), resolution=resolution)
+
+    def _post_record(self, ctx, got: Generic, k: int, hits, history, history_source, method: str, **label) -> Record:
+        """The generic query with its retrieved passages; `label` holds the fields that differ by label."""
+        return Record(domain=ctx.conv.domain, setting="post_retrieval", history=history, query=got.query,
+                      documents=[p.as_document() for p in hits], pair_id=pair_id(ctx, method),
+                      provenance=self._provenance(ctx, got, k, history_source), **label)
 
     def _provenance(self, ctx, got: Generic, k: int, history_source: dict | None) -> dict:
         # The passages come from the domain pool, not from other conversations' turns: only this
