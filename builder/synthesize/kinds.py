@@ -327,20 +327,9 @@ def kind_positive(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
     rng.shuffle(shown)
     question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
                                       heads=tx.plural(ref.kind))
-    return Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=history,
-        query=kq.query,
-        documents=[],
-        needs_clarification=True,
-        category=category,
-        interpretations=[kq.reading(n) for n in names[:6]],
-        target={"clarification": question},
-        clarification_pattern=pattern,
-        pair_id=pair or kind_pair(ctx, 0),
-        provenance=ctx.provenance(method, version, history_source=source),
-    )
+    return kind_record(ctx, kq, history, source, method, version, pair or kind_pair(ctx, 0), needs_clarification=True,
+                       category=category, interpretations=[kq.reading(n) for n in names[:6]],
+                       target={"clarification": question}, clarification_pattern=pattern)
 
 
 def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, name: str,
@@ -348,18 +337,14 @@ def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
     """The twin: the same words after a history that names exactly one thing of the kind."""
     same = tx.same_thing(name, tx.clean_name(kq.referent.name))
     resolved = kq.referent.standalone if same else kq.reading(name)
-    return Record(
-        domain=ctx.conv.domain,
-        setting="pre_retrieval",
-        history=history,
-        query=kq.query,
-        documents=[],
-        needs_clarification=False,
-        category="hard_negative",
-        interpretations=[resolved],
-        target=clear_target(),
-        resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
-                    "referent": name, "resolved_query": resolved},
-        pair_id=pair or kind_pair(ctx, 0),
-        provenance=ctx.provenance(method, version, history_source=source),
-    )
+    return kind_record(ctx, kq, history, source, method, version, pair or kind_pair(ctx, 0), needs_clarification=False,
+                       category="hard_negative", interpretations=[resolved], target=clear_target(),
+                       resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
+                                   "referent": name, "resolved_query": resolved})
+
+
+def kind_record(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, method: str, version: str,
+                pair: str, **label) -> Record:
+    """The kind-phrase or pronoun query after `history`; `label` holds the fields that differ by label."""
+    return Record(domain=ctx.conv.domain, setting="pre_retrieval", history=history, query=kq.query, documents=[],
+                  pair_id=pair, provenance=ctx.provenance(method, version, history_source=source), **label)

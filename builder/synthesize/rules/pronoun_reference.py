@@ -74,20 +74,10 @@ class PronounReference:
             shown = names[:6]
             rng.shuffle(shown)
             question, pattern = clarification("referent", rng, options=shown, anaphor=kq.phrase)
-            yield Record(
-                domain=ctx.conv.domain,
-                setting="pre_retrieval",
-                history=history,
-                query=kq.query,
-                documents=[],
-                needs_clarification=True,
-                category="unresolved_reference",
-                interpretations=[kq.reading(n) for n in names[:6]],
-                target={"clarification": question},
-                clarification_pattern=pattern,
-                pair_id=pair,
-                provenance=ctx.provenance(method, version, history_source={"conversation_id": ctx.conv.id, "turns": cut}),
-            )
+            source = {"conversation_id": ctx.conv.id, "turns": cut}
+            yield kd.kind_record(ctx, kq, history, source, method, version, pair, needs_clarification=True,
+                                 category="unresolved_reference", interpretations=[kq.reading(n) for n in names[:6]],
+                                 target={"clarification": question}, clarification_pattern=pattern)
         if negative is not None:
             cut, history, names = negative
             yield kd.kind_negative(ctx, kq, history, {"conversation_id": ctx.conv.id, "turns": cut}, names[0], method,
