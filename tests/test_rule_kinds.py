@@ -114,6 +114,66 @@ def test_pronoun_after_a_turn_naming_two_plans_is_unresolved_and_after_one_is_re
     assert neg.query == "How much storage does it give?" and neg.history[-2]["content"].startswith("Should I stick")
 
 
+# Two plans compared, then a turn about something else: nothing recent singles one plan out.
+PLANS_THEN_TOPIC = Conversation("plans-topic", "ibmcloud", [
+    Turn("user", "What is the difference between the Lite plan and the Standard plan?",
+         rewrite="What is the difference between the Lite plan and the Standard plan?"),
+    Turn("assistant", "The Lite plan is free; the Standard plan has provisioned throughput."),
+    Turn("user", "What is provisioned throughput?", rewrite="What is provisioned throughput?"),
+    Turn("assistant", "Throughput you reserve and pay for by the hour."),
+    Turn("user", "How much storage does the Lite plan give?", rewrite="How much storage does the Lite plan give?"),
+])
+# The same, but the turn in between names one plan: recency singles it out.
+PLANS_THEN_ONE = Conversation("plans-one", "ibmcloud", [
+    *PLANS_THEN_TOPIC.turns[:2],
+    Turn("user", "Is the Lite plan free forever?", rewrite="Is the Lite plan free forever?"),
+    Turn("assistant", "Yes, but it is capped at 1 GB."),
+    PLANS_THEN_TOPIC.turns[4],
+])
+
+
+def test_pronoun_after_two_plans_then_another_topic_is_unresolved_and_after_one_plan_is_not_made():
+    pos = [r for r in _records(PronounReference().generate(_ctx(PLANS_THEN_TOPIC, 3))) if r.needs_clarification]
+    assert [r.query for r in pos] == ["How much storage does it give?"]
+    assert sorted(pos[0].interpretations) == ["How much storage does the Lite plan give?",
+                                              "How much storage does the Standard plan give?"]
+    assert pos[0].history[-1]["content"].startswith("Throughput you reserve")
+    # After 'Is the Lite plan free forever?' only the shorter prefix (the comparison itself) leaves 'it' open.
+    pos = [r for r in _records(PronounReference().generate(_ctx(PLANS_THEN_ONE, 3))) if r.needs_clarification]
+    assert [len(r.history) for r in pos] == [2]
+
+
+def test_no_pronoun_beside_the_kind_noun_it_stands_for():
+    conv = Conversation("spacecraft", "clapnq", [
+        Turn("user", "Were Juno and Galileo able to study Jupiter's cyclones?",
+             rewrite="Were Juno and Galileo able to study Jupiter's cyclones?"),
+        Turn("assistant", "Yes, both the Juno spacecraft and the Galileo spacecraft imaged storms."),
+        Turn("user", "What were the discoveries of the spacecraft Juno?", rewrite="What were the discoveries of the spacecraft Juno?"),
+    ])
+    out = list(PronounReference().generate(_ctx(conv, 2)))
+    assert [o.reason for o in out] == ["'Juno' ends a noun phrase; a pronoun there is ungrammatical"]
+    lang = Conversation("lang", "ibmcloud", [
+        Turn("user", "Which languages do dialog skills support?", rewrite="Which languages do dialog skills support?"),
+        Turn("assistant", "English, French and German, among others."),
+        Turn("user", "Can I build a skill in a language other than English?",
+             rewrite="Can I build a skill in a language other than English?"),
+    ])
+    out = list(PronounReference().generate(_ctx(lang, 2)))
+    assert [o.reason for o in out] == ["the question names the kind 'language' beside the pronoun"]
+
+
+def test_a_name_heading_a_noun_phrase_is_no_place_for_a_pronoun():
+    def ends(query, name):
+        i = query.index(name)
+        return tx.ends_noun_phrase(query, tx.Entity(name, None, i, i + len(name)))
+
+    assert ends("What is the most popular Hamlet in China?", "Hamlet")
+    assert ends("What did the spacecraft Juno discover?", "Juno")
+    assert not ends("What is the difference between the Lite plan and Juno?", "Juno")
+    assert not ends("Does the Causeway VA Clinic offer care?", "Causeway VA Clinic")
+    assert not ends("Is NASA's Juno still active?", "Juno") and not ends("How old is Juno?", "Juno")
+
+
 def test_kind_lexicon_and_descriptions_give_kinds():
     assert tx.kind_of("Lake Tahoe") == "lake"
     assert tx.kind_of("NASA") == "agency"

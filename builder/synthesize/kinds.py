@@ -158,8 +158,13 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     if pronoun:
         if tx.modifies_noun(s, e):
             return ctx.reject(method, f"'{e.text}' modifies a noun; a pronoun there is ungrammatical", s)
+        if tx.ends_noun_phrase(s, e):
+            return ctx.reject(method, f"'{e.text}' ends a noun phrase; a pronoun there is ungrammatical", s)
         phrase = tx.pronoun_for(s, e)
         query = tx.replace_entity(s, e, phrase)
+        if ref.kind and ref.kind in {tx.stem(w) for w in tx.words(query)}:
+            # 'a language other than it': the question names the kind the pronoun stands for.
+            return ctx.reject(method, f"the question names the kind '{ref.kind}' beside the pronoun", query)
     else:
         phrase = kind_phrase(ref, _phrase_value(ctx, slot))
         start, end = e.start, e.end
@@ -294,9 +299,9 @@ def agrees(pronoun: str, names: list[str]) -> bool:
         not any(tx.words(n)[-1].lower().endswith("s") and tx.singular(tx.words(n)[-1]) for n in names)
 
 
-def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]:
-    """Two or more things of one kind that an exchange names, none singled out by its user turn: what a
-    pronoun right after it could mean ('the query runtime chart' and 'the throughput chart'). [] when none."""
+def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | None = None) -> list[str]:
+    """Two or more things of one kind that an exchange names, none singled out by its user turn (or `user`):
+    what a pronoun right after it could mean ('the query runtime chart' and 'the throughput chart'). [] when none."""
     if not exchange:
         return []
     text = "\n".join(h["content"] for h in exchange)
@@ -305,13 +310,37 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None) -> list[str]
         k = tx.kind_of(name, [text])
         if k and (kind is None or k == kind):
             by_kind.setdefault(k, []).append(name)
-    user = exchange[0]["content"]
+    user = exchange[0]["content"] if user is None else user
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        names = _one_thing_merged(_short_forms_merged(names), text)
+        names = _one_thing_merged(_short_forms_merged(names, k), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return names
     return []
 
+
+
+def last_user(history: list[dict[str, str]]) -> str:
+    return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
+
+
+def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The last user turn of a history and the answer after it."""
+    for i in range(len(history) - 1, -1, -1):
+        if history[i]["role"] == "user":
+            return history[i:]
+    return []
+
+
+def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
+    """What a pronoun right after `history` could mean: two or more things of its kind in the last exchange, none
+    singled out by its user turn; when the last exchange names none of the kind, two or more in the turns before
+    it ('How does it affect the performance?' after bulk migration and vMotion were compared, then disk UUIDs):
+    nothing recent singles one out. [] when the last exchange names one, or fewer than two are named."""
+    last = last_exchange(history)
+    found = rivals(last, kind)
+    if found or tx.named_of_kind("\n".join(h["content"] for h in last), kind):
+        return found
+    return rivals(history[: len(history) - len(last)], kind, user="")
 
 
 # --- records of a kind phrase (kind_reference, kind_switch, pronoun_reference) ---

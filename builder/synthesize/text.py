@@ -301,6 +301,24 @@ def modifies_noun(query: str, entity: Entity) -> bool:
     return bool(word) and word not in stopwords() and word not in lexicon()["verbs"]
 
 
+_DETERMINERS = frozenset("the a an this that these those its their his her our your my".split())
+_INTENSIFIERS = frozenset("most more least less very much".split())
+
+
+def ends_noun_phrase(text: str, entity: Entity) -> bool:
+    """True when the entity is the head of a noun phrase that starts with a determiner and has words before it
+    ('the most popular Hamlet', 'the spacecraft Juno'): a pronoun in its place leaves 'the most popular it'."""
+    passed = 0
+    for w in reversed(words(text[: entity.start])):
+        low = w.lower()
+        if low in _DETERMINERS:
+            return passed > 0
+        if (low in stopwords() and low not in _INTENSIFIERS) or low in lexicon()["verbs"] or w[:1].isupper():
+            return False
+        passed += 1
+    return False
+
+
 def pronoun_for(text: str, entity: Entity) -> str:
     """'it' / 'they' / 'them' / 'its' / 'their' for an entity at its place in `text`."""
     toks = words(entity.text)

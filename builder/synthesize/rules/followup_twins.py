@@ -9,7 +9,6 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.rules.pronoun_reference import last_exchange as pronoun_last_exchange
 from builder.synthesize.context import (
     TurnContext, donor_history, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
 )
@@ -30,13 +29,13 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "5"
+    version = "6"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block. With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
-                "exchange names two or more things of the referent's kind: a same-topic positive read with them.")
+                "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them.")
 
     def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
                  histories: int = 1) -> None:
@@ -100,13 +99,13 @@ class FollowupTwins:
             yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
 
     def _same_topic(self, ctx, referent, kind, anaphor, fragment, pair) -> Iterator[Record | Rejection]:
-        """The human follow-up asked earlier in its own conversation, right after an exchange that names two or
-        more things of the referent's kind (none singled out by its user turn): same topic, several candidates."""
+        """The human follow-up asked earlier in its own conversation, where nothing recent singles out one of two
+        or more things of the referent's kind (`kinds.pronoun_rivals`): same topic, several candidates."""
         found = 0
         for cut, history in kd.own_prefixes(ctx)[1:]:  # the full own history resolves it: that is the negative
             if found >= self.rival_prefixes:
                 break
-            rivals = kd.rivals(pronoun_last_exchange(history), kind)
+            rivals = kd.pronoun_rivals(history, kind)
             readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
             if len(rivals) < 2 or len(readings) != len(rivals[:6]):
                 continue

@@ -23,8 +23,7 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
     (nothing of the kind and no word of the referent's name) or 'unclear'."""
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
-        last_user = next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
-        return ("unclear" if singles_out(last_user, ref, names) else "many"), names
+        return ("unclear" if singles_out(kd.last_user(history), ref, names) else "many"), names
     if len(names) == 1:
         return "one", names
     return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names

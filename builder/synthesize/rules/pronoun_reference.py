@@ -13,25 +13,13 @@ from builder.synthesize.clarify import clarification
 from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id
 
 
-def last_user(history: list[dict[str, str]]) -> str:
-    return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
-
-
-def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The last user turn of a history and the answer after it."""
-    for i in range(len(history) - 1, -1, -1):
-        if history[i]["role"] == "user":
-            return history[i:]
-    return []
-
-
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "3"
+    version = "4"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
-                "of its own conversation whose last user turn names two or more things (an unresolved_reference "
+                "of its own conversation whose last exchange names two or more things (or none, and the turns before it two or more) (an unresolved_reference "
                 "positive whose readings and clarification name them), or names only the referent (the hard-negative "
                 "twin, resolved by that turn). With `retrieved_share`, that share is also asked post-retrieval, with the "
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
@@ -60,8 +48,8 @@ class PronounReference:
         positives: list[tuple[int, list[dict], list[str]]] = []
         negative = None
         for cut, history in (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx):
-            names = tx.names_in(last_user(history))
-            rivals = kd.rivals(last_exchange(history), ref.kind) if ref.kind else []
+            names = tx.names_in(kd.last_user(history))
+            rivals = kd.pronoun_rivals(history, ref.kind) if ref.kind else []
             if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
                 positives.append((cut, history, rivals))
             elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own):
