@@ -159,7 +159,7 @@ def test_no_pronoun_beside_the_kind_noun_it_stands_for():
              rewrite="Can I build a skill in a language other than English?"),
     ])
     out = list(PronounReference().generate(_ctx(lang, 2)))
-    assert [o.reason for o in out] == ["the question names the kind 'language' beside the pronoun"]
+    assert [o.reason for o in out] == ["the question names the kind 'language' beside its pronoun"]
 
 
 def test_a_name_heading_a_noun_phrase_is_no_place_for_a_pronoun():
@@ -230,6 +230,50 @@ def test_a_kind_with_a_default_referent_gives_no_open_positive():
         assert any("reads as Earth" in o.reason for o in out if isinstance(o, Rejection))
 
 
+def test_a_history_saying_a_known_name_of_the_kind_leaves_no_open_positive():
+    # 'new york' in lower case is no recognised name, but it says a state: 'this state' after it is no open question.
+    ask = Turn("user", "What are the laws for pedestrians in Texas?", rewrite="What are the laws for pedestrians in Texas?")
+    moved = Conversation("moved", "govt", [
+        Turn("user", "i just moved to new york and need a license."),
+        Turn("assistant", "Welcome! You can apply at the DMV."), ask])
+    names = {"state": ["Texas", "Ohio", "Utah"]}
+    for generator in (KindReference(), KindSwitch(empty_share=0.0)):
+        out = list(generator.generate(_ctx(moved, 2, [moved], names)))
+        assert not [r for r in _records(out) if r.category == "underspecified_entity"], generator.name
+    # The same question after a talk that says no state is open.
+    taxes = Conversation("taxes", "govt", [*DONOR.turns[:2], ask])
+    out = list(KindReference().generate(_ctx(taxes, 2, block_names=names)))
+    assert [r.category for r in _records(out) if r.needs_clarification] == ["underspecified_entity"]
+
+
+def test_generic_and_determiner_words_name_nothing():
+    text = "In the meaning of any Act of Congress, the Defense of Marriage Act applies. Another account option is the Lite account."
+    assert tx.names_in(text) == ["Defense of Marriage Act", "Lite account"]
+
+
+def test_a_name_before_type_or_kind_modifies_it():
+    s = "Is the Lite plan available with the Lite account type in IBM Cloud?"
+    assert [tx.modifies_noun(s, e) for e in tx.entities(s)] == [False, True, False]
+
+
+def test_swaps_that_leave_no_english_are_found():
+    def broken(text, name, replacement):
+        i = text.index(name)
+        e = tx.Entity(name, None, i, i + len(name))
+        return tx.broken_replacement(text, e, tx.replace_entity(text, e, replacement))
+
+    assert broken("Can you clarify the IBM Cloud® Container Registry?", "IBM Cloud", "the cloud") == \
+        "'IBM Cloud' is part of a trademarked name"
+    assert broken("What is the field of Acme, Inc.?", "Acme", "them") == "'Acme' is part of a company name"
+    assert broken("What is the field of Acme Labs?", "Acme Labs", "them") is None
+    # A demonstrative before the name keeps its place: 'this mission', not 'this the mission'.
+    text = "Can you give a summary of this Deep Impact mission?"
+    e = tx.Entity("Deep Impact mission", "mission", text.index("Deep"), text.index("?"))
+    assert tx.replace_entity(text, e, "the mission") == "Can you give a summary of this mission?"
+    s = "What are the steps to obtain Watson Assistant v4?"
+    assert tx.modifies_noun(s, tx.Entity("Watson Assistant", None, s.index("Watson"), s.index(" v4")))
+
+
 def test_existential_there_is_no_reference():
     assert tx.has_anaphor("Is there a minimum amount required?") is None
     assert tx.has_anaphor("There are fees, right?") is None
@@ -278,6 +322,27 @@ def test_retrieved_share_asks_the_same_question_with_passages_bm25_finds_for_its
     assert KindReference(retrieved_share=1.0).needs_corpus and not KindReference().needs_corpus
 
 
+def test_kind_switch_asks_its_fresh_chat_question_over_retrieved_passages_too():
+    from builder.synthesize.corpus import Corpus
+
+    pool = Conversation("pool", "govt", [Turn("user", "Which clinics help veterans?", [
+        Passage("c1", "The Brockton VA Clinic offers mental health services to veterans.", "Brockton VA Clinic"),
+        Passage("c2", "The Lowell VA Clinic offers primary care.", "Lowell VA Clinic"),
+    ])])
+    names = {"clinic": ["Causeway VA Clinic", "Jamaica Plain VA Clinic"]}
+    ctx = TurnContext(ONE_CLINIC, 2, ONE_CLINIC.user_turn_indices()[1], 13, "test", [DONOR], block_names=names,
+                      corpus=Corpus.from_conversations([ONE_CLINIC, pool]))
+    plain = _records(KindSwitch(histories=1, empty_share=1.0).generate(ctx))
+    both = _records(KindSwitch(histories=1, empty_share=1.0, fresh_retrieved_share=1.0).generate(ctx))
+    assert [r.to_dict() for r in both if r.setting == "pre_retrieval"] == [r.to_dict() for r in plain]
+    post = [r for r in both if r.setting == "post_retrieval"]
+    fresh = [r for r in plain if not r.history]
+    assert len(fresh) == 1 and len(post) == 1  # only the fresh chat: the stitched switches stay sized apart
+    assert (post[0].query, post[0].history, post[0].label) == (fresh[0].query, [], fresh[0].label)
+    assert {d["id"] for d in post[0].documents} <= {"c1", "c2"}
+    assert KindSwitch(fresh_retrieved_share=0.5).needs_corpus and not KindSwitch().needs_corpus
+
+
 def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_noun():
     from builder.synthesize import kinds as kd
 
@@ -287,6 +352,6 @@ def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_nou
     ])
     out = list(KindReference().generate(_ctx(cloud, 2)))
     assert not _records(out) and any("layer of one product family" in o.reason for o in out if isinstance(o, Rejection))
-    assert kd._short_forms_merged(["Clipper mission", "Europa Clipper"], "mission") == ["Europa Clipper"]
-    assert kd._short_forms_merged(["Lite plan", "Standard plan"], "plan") == ["Lite plan", "Standard plan"]
+    assert kd.short_forms_merged(["Clipper mission", "Europa Clipper"], "mission") == ["Europa Clipper"]
+    assert kd.short_forms_merged(["Lite plan", "Standard plan"], "plan") == ["Lite plan", "Standard plan"]
 

@@ -43,6 +43,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         # 'the last Roman emperor' -> 'the last emperor', not 'the last the emperor'.
         query = re.sub(r"(?i)\b((?:the|a|an|this|that|my|your|our)\s+[a-z][a-z-]*\s+)the\s+(?=" +
                        re.escape(generic[4:]) + r"\b)", r"\1", query, count=1)
+    broken = tx.broken_replacement(ctx.standalone, entity, query)
+    if broken:
+        return ctx.reject(method, broken, ctx.standalone)
     first = tx.words(ctx.standalone)[:1]
     if first and first[0].lower() in tx.stopwords() and tx.words(query)[:1] != first:
         return ctx.reject(method, f"generalizing '{entity.text}' would swallow '{first[0]}'", ctx.standalone)

@@ -162,9 +162,6 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
             return ctx.reject(method, f"'{e.text}' ends a noun phrase; a pronoun there is ungrammatical", s)
         phrase = tx.pronoun_for(s, e)
         query = tx.replace_entity(s, e, phrase)
-        if ref.kind and ref.kind in {tx.stem(w) for w in tx.words(query)}:
-            # 'a language other than it': the question names the kind the pronoun stands for.
-            return ctx.reject(method, f"the question names the kind '{ref.kind}' beside the pronoun", query)
     else:
         phrase = kind_phrase(ref, _phrase_value(ctx, slot))
         start, end = e.start, e.end
@@ -180,8 +177,13 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         return ctx.reject(method, f"could not remove '{e.text}'", s)
     if query == s or len(tx.content_stems(query) - {ref.kind} - tx.anaphora()) < 1:
         return ctx.reject(method, f"too little left after removing '{e.text}'", s)
-    if re.search(r"(?i)\b(?:the|a|an|this|that)\s+(?:the|a|an|this|that|these|those)\b", query):
-        return ctx.reject(method, "two determiners in a row", query)
+    broken = tx.broken_replacement(s, e, query)
+    if broken:
+        return ctx.reject(method, broken, s)
+    kind_words = sum(tx.stem(w) == ref.kind for w in tx.words(query)) if ref.kind else 0
+    if kind_words > (0 if pronoun else 1):
+        # 'a language other than the language', 'the plan pricing plan', 'a language other than it'.
+        return ctx.reject(method, f"the question names the kind '{ref.kind}' beside its {'pronoun' if pronoun else 'kind phrase'}", query)
     return KindQuery(ref, query, phrase)
 
 
@@ -208,10 +210,10 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return _short_forms_merged(names, ref.kind)
+    return short_forms_merged(names, ref.kind)
 
 
-def _short_forms_merged(names: list[str], kind: str = "") -> list[str]:
+def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
     """In one conversation a shorter name inside a longer one is its short form ('Object Storage' of
     'Immutable Object Storage', 'Civil War' of 'American Civil War', the kind noun aside: 'Clipper mission' of
     'Europa Clipper'): one candidate, the longer name."""
@@ -269,6 +271,26 @@ def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
     return out
 
 
+def known_names(ctx: TurnContext, kind: str) -> list[str]:
+    """Every name of a kind that the block, the domain and the kind lexicon know ('soccer' of sport, 'New York'
+    of state)."""
+    seen: list[str] = []
+    for source in (ctx.block_names, ctx.domain_names, tx.lexicon_names()):
+        seen += [n for n in source.get(kind, []) if n not in seen]
+    return seen
+
+
+def known_said(history: list[dict[str, str]], known: list[str], names: list[str] = ()) -> list[str]:
+    """The known names of the kind that a history says, capitalised or not, beyond `names` ('Major League
+    Soccer' says soccer): 'this sport' after it is no open question, though no sport name was recognised."""
+    text = "\n".join(h["content"] for h in history)
+    out: list[str] = []
+    for n in known:
+        if len(n) > 2 and tx.says(text, n) and not any(tx.same_thing(n, o) for o in [*names, *out]):  # not 'ID', 'US'
+            out.append(n)
+    return out
+
+
 def describe_texts(ctx: TurnContext) -> list[str]:
     """Texts that may say what kind a name is: the turn's passages."""
     return [p.title + "\n" + p.text for p in ctx.passages]
@@ -312,7 +334,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
             by_kind.setdefault(k, []).append(name)
     user = exchange[0]["content"] if user is None else user
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        names = _one_thing_merged(_short_forms_merged(names, k), text)
+        names = _one_thing_merged(short_forms_merged(names, k), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return names
     return []

@@ -287,17 +287,22 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
     """'the MOXIE instrument': a name used as a modifier takes its noun, which also gives the kind."""
     if entity.head:
         return entity
-    m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
+    m = re.match(r"\s+([a-z][a-z0-9\-]+)\b", query[entity.end :])  # 'this service v4' too
     if m and (m.group(1) in lexicon()["heads"] or stem(m.group(1)) in lexicon()["heads"]):
         end = entity.end + m.end()
         return Entity(query[entity.start : end], head_of(query[entity.start : end]), entity.start, end)
     return entity
 
 
+_NOUN_STOPWORDS = frozenset("kind kinds type types thing things way ways".split())
+
+
 def modifies_noun(query: str, entity: Entity) -> bool:
     """True when a lowercase noun-like word follows the entity ('Europa Clipper mission')."""
-    m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
+    m = re.match(r"\s+([a-z][a-z0-9\-]+)\b", query[entity.end :])  # 'this service v4' too
     word = m.group(1) if m else ""
+    if word in _NOUN_STOPWORDS:  # 'the Lite account type': a stopword to keyword rules, a noun here
+        return True
     return bool(word) and word not in stopwords() and word not in lexicon()["verbs"]
 
 
@@ -345,6 +350,24 @@ def generic_phrase(entity: Entity) -> str:
     return f"the {plural(entity.head) if plural_ else entity.head}"
 
 
+_COMPANY_SUFFIX = re.compile(r",?\s+(?:Inc|Ltd|LLC|Corp|Co|plc)\b")
+_DOUBLE_DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|my|your|our)\s+(?:the|a|an|this|that|these|those)\b")
+
+
+def broken_replacement(text: str, entity: Entity, query: str) -> str | None:
+    """Why swapping the entity of `text` out (giving `query`) leaves no English a person would type, or None:
+    'the cloud® Container Registry', 'them, Inc.', 'this the mission'."""
+    if text[entity.end : entity.end + 1] in ("®", "™"):
+        return f"'{entity.text}' is part of a trademarked name"
+    if _COMPANY_SUFFIX.match(text[entity.end :]):
+        return f"'{entity.text}' is part of a company name"
+    if re.match(r"\s+v\d", text[entity.end :]):
+        return f"'{entity.text}' carries a version ('this service v4')"
+    if _DOUBLE_DETERMINER.search(query):
+        return f"two determiners in a row: {query!r}"
+    return None
+
+
 def replace_entity(text: str, entity: Entity, replacement: str) -> str:
     """Swap the entity (with a leading 'the' and a trailing possessive) for `replacement`."""
     start, end = entity.start, entity.end
@@ -354,6 +377,8 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
         start = m.start()
     elif m and m.group(1).lower() in ("a", "an") and replacement.startswith("the "):
         start = m.start()  # 'an FHA loan' -> 'the loan'
+    elif m and replacement.startswith("the "):
+        replacement = replacement[4:]  # 'this Deep Impact mission' -> 'this mission', not 'this the mission'
     elif re.search(r"(?i)(?:[’']s|\b(?:his|her|its|their|second|first|new|another|each|every|any|which|what))\s+$", before) and replacement.startswith("the "):
         replacement = replacement[4:]  # "NASA's the mission" -> "NASA's mission"
     if text[end : end + 2] in ("'s", "’s") and replacement in ("its", "their"):
@@ -498,9 +523,10 @@ def is_name(name: str, kind: str | None) -> bool:
 def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
     """Names of things of `kind` in a text, each once ('IRA account' and 'IRA accounts' are one)."""
     out: list[str] = []
-    for e in entities(_plain(text)):
+    plain = _plain(text)
+    for e in entities(plain):
         name = clean_name(e.text)
-        if not is_name(name, kind) or kind_of(name, [text, *describe]) != kind:
+        if quantified(plain, e) or not is_name(name, kind) or kind_of(name, [text, *describe]) != kind:
             continue
         if not any(same_thing(name, o) for o in out):
             out.append(name)
@@ -595,15 +621,32 @@ def aliases_of(name: str) -> list[str]:
     return [name] if group is None else [str(a) for a in lexicon()["aliases"][group]]
 
 
+def says(text: str, name: str) -> bool:
+    """The text mentions the name or one of its aliases ('flu' says influenza)."""
+    return any(mentions(text, a) for a in aliases_of(name))
+
+
 def _alias_key(name: str) -> str:
     return re.sub(r"[^a-z]", "", name.lower().split("-")[0])
+
+
+_QUANTIFIERS = frozenset("any every each no all".split())
+
+
+def quantified(text: str, entity: Entity) -> bool:
+    """'any Act of Congress': a capitalised kind used generically, no named thing."""
+    before = words(text[: entity.start])
+    return bool(before) and before[-1].lower() in _QUANTIFIERS
 
 
 def names_in(text: str) -> list[str]:
     """The distinct named things of a text, whatever their kind."""
     out: list[str] = []
-    for e in entities(_plain(text)):
+    plain = _plain(text)
+    for e in entities(plain):
         name = clean_name(e.text)
+        if quantified(plain, e):
+            continue
         if is_name(name, head_of(name)) and not any(same_thing(name, o) for o in out):
             out.append(name)
     return out

@@ -14,16 +14,22 @@ from builder.synthesize.context import TurnContext, also_retrieved, checked_retr
 
 def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
     """A turn that names exactly one of the candidates makes that one the obvious referent."""
-    return sum(1 for n in names if tx.mentions(message, n)) == 1
+    return sum(1 for n in names if tx.says(message, n)) == 1
 
 
-def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = ()
-             ) -> tuple[str, list[str]]:
+def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = (),
+             known: list[str] = ()) -> tuple[str, list[str]]:
     """'many' (two or more things of the kind, none singled out by the last user turn), 'one', 'none'
-    (nothing of the kind and no word of the referent's name) or 'unclear'."""
+    (nothing of the kind, no word of the referent's name, no name of it the block, domain or lexicon know) or
+    'unclear'."""
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
         return ("unclear" if singles_out(kd.last_user(history), ref, names) else "many"), names
+    if kd.known_said(history, known, names):
+        # An unrecognised name of the kind ('soccer' in 'Major League Soccer', 'flu'): the talk's topic may
+        # single one out, so neither an open question nor a clean twin. (Counting such names as rivals made
+        # positives that a reader resolves at once: 'that planet' after Galileo's Jupiter discoveries.)
+        return "unclear", names
     if len(names) == 1:
         return "one", names
     return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names
@@ -35,12 +41,12 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "2"
+    version = "3"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
                 "turn) gives a multiple_interpretations positive whose readings and clarification name them; a "
-                "prefix naming none gives an underspecified_entity positive whose readings are names of the kind "
+                "prefix naming none (and no name of the kind the block, domain or lexicon knows, such as 'soccer' in 'Major League Soccer') gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block, asked openly (no default referent such as 'this planet' = Earth, and no "
                 "layer kind such as 'cloud'); a prefix naming exactly one gives the hard-negative twin, resolved by "
                 "that turn. Several such stitch points per query, spread over the conversation; with `later`, the "
@@ -75,9 +81,10 @@ class KindReference:
         describe = kd.describe_texts(ctx)
         found: dict[str, list[tuple[int, list[dict], list[str]]]] = {}
         others = kd.pool(ctx, ref)
+        known = kd.known_names(ctx, ref.kind)
         later = kd.later_prefixes(ctx) if self.later else []
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
-            label, names = classify(history, ref, describe, others)
+            label, names = classify(history, ref, describe, others, known)
             if cut <= ctx.index or label == "many":  # past the turn, only several candidates leave it open
                 found.setdefault(label, []).append((cut, history, names))
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731

@@ -8,7 +8,7 @@ from builder.record import Record
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.context import TurnContext, donor_history
+from builder.synthesize.context import TurnContext, checked_retrieved_share, donor_history, with_retrieval
 
 
 @register
@@ -16,16 +16,21 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "2"
+    version = "4"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
                 "names nothing of that kind (or onto no history): a topic switch, an underspecified_entity positive "
                 "whose readings are names of the kind asked about in the block and domain; its clarification asks "
                 "openly ('Which clinic are you referring to?'). No such positive for a kind with a default referent "
-                "('this planet') or a layer kind ('this cloud').")
+                "('this planet') or a layer kind ('this cloud'). With `fresh_retrieved_share`, that share of the "
+                "fresh-chat records is also asked post-retrieval, with the passages BM25 finds for the question's own "
+                "words in the domain's pool (a first question over retrieved passages); the label stands.")
 
-    def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2) -> None:
+    def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2,
+                 fresh_retrieved_share: float = 0.0) -> None:
+        self.fresh_retrieved_share = checked_retrieved_share("kind_switch", fresh_retrieved_share)
+        self.needs_corpus = fresh_retrieved_share > 0
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
         self.referents = referents  # named things of the standalone query each made a kind phrase in turn
         self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
@@ -45,10 +50,12 @@ class KindSwitch:
             yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
             return
         names = kd.pool(ctx, ref)
+        known = kd.known_names(ctx, ref.kind)
 
         def resolves(text: str) -> bool:
             history = [{"role": "user", "content": text}]
-            return bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref, names)
+            return (bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref, names)
+                    or bool(kd.known_said(history, known)))
 
         if len(names) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
@@ -67,5 +74,10 @@ class KindSwitch:
         if not used:
             yield ctx.reject(method, "no block-mate history that leaves the kind open", kq.query)
         if rng.random() < self.empty_share:
-            yield kd.kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
-                                method, version, pair, named_here=False)
+            fresh = kd.kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
+                                     method, version, pair, named_here=False)
+            yield fresh
+            # Topic switches after a history stay pre-retrieval only: they are sized to a quarter of the stitched.
+            copy = with_retrieval(ctx, fresh, self.fresh_retrieved_share)
+            if copy is not None:
+                yield copy

@@ -19,9 +19,10 @@ class PronounReference:
     version = "4"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
-                "of its own conversation whose last exchange names two or more things (or none, and the turns before it two or more) (an unresolved_reference "
-                "positive whose readings and clarification name them), or names only the referent (the hard-negative "
-                "twin, resolved by that turn). With `retrieved_share`, that share is also asked post-retrieval, with the "
+                "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
+                "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
+                "positive whose readings and clarification name them. After a last user turn that names only the "
+                "referent it is the hard-negative twin, resolved by that turn. With `retrieved_share`, that share is also asked post-retrieval, with the "
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0) -> None:
