@@ -246,6 +246,21 @@ def test_a_history_saying_a_known_name_of_the_kind_leaves_no_open_positive():
     assert [r.category for r in _records(out) if r.needs_clarification] == ["underspecified_entity"]
 
 
+def test_the_talks_topic_singles_out_one_of_the_named_things():
+    from builder.synthesize import kinds as kd
+
+    jupiter = [
+        {"role": "user", "content": "Does Jupiter have cyclones?"},
+        {"role": "assistant", "content": "Yes, far larger than any storm on Earth."},
+        {"role": "user", "content": "How big is Jupiter's Great Red Spot?"},
+        {"role": "assistant", "content": "About 1.3 times the width of Earth."},
+    ]
+    assert kd.topic_singles_out(jupiter, ["Jupiter", "Earth"])
+    # The user asking about both leaves them rivals; so does a talk that asked about Jupiter only once.
+    assert not kd.topic_singles_out(jupiter + [{"role": "user", "content": "And Earth's?"}], ["Jupiter", "Earth"])
+    assert not kd.topic_singles_out(jupiter[:2], ["Jupiter", "Earth"])
+
+
 def test_generic_and_determiner_words_name_nothing():
     text = "In the meaning of any Act of Congress, the Defense of Marriage Act applies. Another account option is the Lite account."
     assert tx.names_in(text) == ["Defense of Marriage Act", "Lite account"]
@@ -270,6 +285,10 @@ def test_swaps_that_leave_no_english_are_found():
     text = "Can you give a summary of this Deep Impact mission?"
     e = tx.Entity("Deep Impact mission", "mission", text.index("Deep"), text.index("?"))
     assert tx.replace_entity(text, e, "the mission") == "Can you give a summary of this mission?"
+    text = "Could you tell me more about President Roosevelt's involvement?"
+    e = tx.Entity("President Roosevelt's", "president", text.index("President"), text.index(" involvement"))
+    assert tx.replace_entity(text, e, "the president") == "Could you tell me more about the president's involvement?"
+    assert tx.pronoun_for("Is NASA's budget growing?", tx.Entity("NASA's", None, 3, 9)) == "its"
     s = "What are the steps to obtain Watson Assistant v4?"
     assert tx.modifies_noun(s, tx.Entity("Watson Assistant", None, s.index("Watson"), s.index(" v4")))
 

@@ -353,16 +353,26 @@ def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
     return []
 
 
+def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
+    """One candidate is what the user keeps asking about (said in two or more user turns) and the user says no
+    other: the talk's topic is the obvious referent ('that planet' in a talk about Jupiter whose answers compare
+    it with Earth)."""
+    users = [h["content"] for h in history if h["role"] == "user"]
+    counts = sorted(sum(tx.says(u, n) for u in users) for n in names)
+    return len(counts) >= 2 and counts[-1] >= 2 and counts[-2] == 0
+
+
 def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
     """What a pronoun right after `history` could mean: two or more things of its kind in the last exchange, none
     singled out by its user turn; when the last exchange names none of the kind, two or more in the turns before
     it ('How does it affect the performance?' after bulk migration and vMotion were compared, then disk UUIDs):
-    nothing recent singles one out. [] when the last exchange names one, or fewer than two are named."""
+    nothing recent singles one out. [] when the last exchange names one, fewer than two are named, or the talk's
+    topic is one of them (`topic_singles_out`)."""
     last = last_exchange(history)
     found = rivals(last, kind)
-    if found or tx.named_of_kind("\n".join(h["content"] for h in last), kind):
-        return found
-    return rivals(history[: len(history) - len(last)], kind, user="")
+    if not found and not tx.named_of_kind("\n".join(h["content"] for h in last), kind):
+        found = rivals(history[: len(history) - len(last)], kind, user="")
+    return [] if topic_singles_out(history, found) else found
 
 
 # --- records of a kind phrase (kind_reference, kind_switch, pronoun_reference) ---

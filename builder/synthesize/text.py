@@ -326,12 +326,12 @@ def ends_noun_phrase(text: str, entity: Entity) -> bool:
 
 def pronoun_for(text: str, entity: Entity) -> str:
     """'it' / 'they' / 'them' / 'its' / 'their' for an entity at its place in `text`."""
-    toks = words(entity.text)
+    toks = words(re.sub(r"['’]s$", "", entity.text))
     last = toks[-1].lower() if toks else ""
     single_name = len(toks) == 1 and toks[0][:1].isupper()
     plural_ = not single_name and last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3
     after = text[entity.end : entity.end + 2]
-    if after in ("'s", "’s"):
+    if after in ("'s", "’s") or re.search(r"['’]s$", entity.text):
         return "their" if plural_ else "its"
     before = words(text[: entity.start])
     prev = before[-1].lower() if before else ""
@@ -383,6 +383,8 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
         replacement = replacement[4:]  # "NASA's the mission" -> "NASA's mission"
     if text[end : end + 2] in ("'s", "’s") and replacement in ("its", "their"):
         end += 2
+    elif re.search(r"['’]s$", entity.text) and replacement.startswith(("the ", "this ", "that ")):
+        replacement += entity.text[-2:]  # "President Roosevelt's involvement" -> "the president's involvement"
     out = text[:start] + replacement + text[end:]
     return out[0].upper() + out[1:] if start == 0 else out
 

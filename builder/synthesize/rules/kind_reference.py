@@ -24,7 +24,8 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
     'unclear'."""
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
-        return ("unclear" if singles_out(kd.last_user(history), ref, names) else "many"), names
+        settled = singles_out(kd.last_user(history), ref, names) or kd.topic_singles_out(history, names)
+        return ("unclear" if settled else "many"), names
     if kd.known_said(history, known, names):
         # An unrecognised name of the kind ('soccer' in 'Major League Soccer', 'flu'): the talk's topic may
         # single one out, so neither an open question nor a clean twin. (Counting such names as rivals made
@@ -45,7 +46,7 @@ class KindReference:
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
-                "turn) gives a multiple_interpretations positive whose readings and clarification name them; a "
+                "turn, nor by being what the user keeps asking about) gives a multiple_interpretations positive whose readings and clarification name them; a "
                 "prefix naming none (and no name of the kind the block, domain or lexicon knows, such as 'soccer' in 'Major League Soccer') gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block, asked openly (no default referent such as 'this planet' = Earth, and no "
                 "layer kind such as 'cloud'); a prefix naming exactly one gives the hard-negative twin, resolved by "
