@@ -311,6 +311,34 @@ def test_a_list_member_is_not_swapped_for_a_kind_phrase():
     assert any("one of a list" in r.reason for r in out if isinstance(r, Rejection))
 
 
+def test_a_name_left_in_the_question_that_its_passages_are_about_singles_out_the_referent():
+    song = Conversation("song", "clapnq", [
+        Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."),
+        Turn("user", "When was Grenade by Bruno Mars released?",
+             [Passage("g1", "Grenade is a song by Bruno Mars, released in 2010.", "Grenade (song)", True)],
+             rewrite="When was Grenade by Bruno Mars released?"),
+    ])
+    out = list(KindReference().generate(_ctx(song, 2, block_names={"singer": ["Adele", "Bruno Mars"]})))
+    assert not _records(out)
+    assert any("names 'Grenade', what its passages are about" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_a_lowercase_modifier_keeps_its_name():
+    s = "What are the advantages of Immutable data Immutable Object Storage?"
+    e = tx.Entity("Immutable Object Storage", "storage", s.index("Immutable Object"), s.index("?"))
+    assert tx.lowercase_modifier(s, e)
+    s = "Does the Causeway VA Clinic offer care?"
+    assert not tx.lowercase_modifier(s, tx.Entity("Causeway VA Clinic", "clinic", 9, 27))
+    s = "How do I use Key Protect?"
+    assert not tx.lowercase_modifier(s, tx.Entity("Key Protect", None, 13, 24))
+
+
+def test_similar_and_others_point_at_something_said_before():
+    assert tx.unresolved_kind_phrase("Have there been others who used carbon dioxide for similar purposes?") == "Have there been others"
+    assert tx.unresolved_kind_phrase("Are there similar programs in Texas?") == "similar programs"
+    assert tx.unresolved_kind_phrase("Are there other options for students?") is None
+
+
 def test_retrieved_share_asks_the_same_question_with_passages_bm25_finds_for_its_words():
     from builder.synthesize.corpus import Corpus
     from builder.validate import validate

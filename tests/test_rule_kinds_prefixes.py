@@ -77,6 +77,31 @@ def test_a_human_follow_up_after_an_exchange_naming_two_of_its_kind_is_unresolve
     assert any(not x.needs_clarification for x in out)  # the turn in its own full history stays the hard negative
 
 
+def test_a_human_follow_up_in_its_own_or_a_fresh_chat_is_also_asked_over_retrieved_passages():
+    from builder.synthesize.corpus import Corpus
+
+    pool = Conversation("pool", "clapnq", [Turn("user", "Which empires were founded long ago?", [
+        Passage("e1", "The Ottoman Empire was founded around 1299.", "Ottoman Empire"),
+        Passage("e2", "The Mongol Empire was founded in 1206.", "Mongol Empire"),
+    ])])
+    donor = Conversation("donor", "clapnq", [Turn("user", "How do tides work?"), Turn("assistant", "The Moon pulls the sea."),
+                                             Turn("user", "Why twice a day?"), Turn("assistant", "There are two bulges.")])
+    names = {"empire": ["Roman Empire", "Ottoman Empire"]}
+    ctx = TurnContext(EMPIRES, 3, EMPIRES.user_turn_indices()[2], 13, "test", [donor], block_names=names,
+                      corpus=Corpus.from_conversations([EMPIRES, pool]))
+    plain = _records(FollowupTwins(rival_prefixes=2).generate(ctx))
+    both = _records(FollowupTwins(rival_prefixes=2, retrieved_share=1.0).generate(ctx))
+    assert [r.to_dict() for r in both if r.setting == "pre_retrieval"] == [r.to_dict() for r in plain]
+    post = [r for r in both if r.setting == "post_retrieval"]
+    source = lambda r: (r.provenance.get("history_source") or {}).get("conversation_id")  # noqa: E731
+    switches = [r for r in plain if r.history and source(r) not in (None, "emp")]
+    assert switches and len(post) == len(plain) - len(switches)  # topic switches stay pre-retrieval
+    assert all(source(r) in (None, "emp") or not r.history for r in post)
+    assert any(not r.needs_clarification for r in post)  # the hard negative too, label unchanged
+    assert all({d["id"] for d in r.documents} <= {"e1", "e2"} for r in post)  # never the turn's own passage p2
+    assert FollowupTwins(retrieved_share=1.0).needs_corpus and not FollowupTwins().needs_corpus
+
+
 def test_a_name_inside_another_names_alias_is_no_rival():
     exchange = [{"role": "user", "content": "Why was the eastern Roman Empire called the Byzantine Empire?"},
                 {"role": "assistant", "content": "Historians call the eastern Roman Empire the Byzantine Empire."}]

@@ -163,6 +163,9 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         phrase = tx.pronoun_for(s, e)
         query = tx.replace_entity(s, e, phrase)
     else:
+        if tx.lowercase_modifier(s, e):
+            # 'Immutable data Immutable Object Storage' -> 'Immutable data the storage'.
+            return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
         phrase = kind_phrase(ref, _phrase_value(ctx, slot))
         start, end = e.start, e.end
         det = _DETERMINER_BEFORE.search(s[:start])
@@ -180,11 +183,24 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     broken = tx.broken_replacement(s, e, query)
     if broken:
         return ctx.reject(method, broken, s)
+    about = _about_other_name(ctx, query)
+    if about:
+        # 'When was Grenade by the singer released?': the passages are about Grenade, and Grenade says the singer.
+        return ctx.reject(method, f"the question still names '{about}', what its passages are about; that singles out '{e.text}'", s)
     kind_words = sum(tx.stem(w) == ref.kind for w in tx.words(query)) if ref.kind else 0
     if kind_words > (0 if pronoun else 1):
         # 'a language other than the language', 'the plan pricing plan', 'a language other than it'.
         return ctx.reject(method, f"the question names the kind '{ref.kind}' beside its {'pronoun' if pronoun else 'kind phrase'}", query)
     return KindQuery(ref, query, phrase)
+
+
+def _about_other_name(ctx: TurnContext, query: str) -> str | None:
+    """A name left in the kind query that titles the turn's relevant passages: the referent is a fact about it."""
+    titles = [p.title for p in ctx.relevant_passages() if p.title]
+    for name in tx.names_in(query):
+        if any(tx.mentions(t, name) for t in titles):
+            return name
+    return None
 
 
 def _phrase_value(ctx: TurnContext, slot: int) -> float:

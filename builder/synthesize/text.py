@@ -294,6 +294,30 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
     return entity
 
 
+_NP_OPENERS = frozenset("the a an this that these those its their his her our your my most more least".split())
+_ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible "
+                        "important common available".split())
+
+
+def lowercase_modifier(text: str, entity: Entity) -> bool:
+    """A lowercase word right before the entity that belongs to its noun phrase ('a small claims court',
+    'Immutable data Immutable Object Storage'): no verb, function word or determiner."""
+    before = words(text[: entity.start])
+    if not before or not before[-1].islower():
+        return False
+    w = before[-1]
+    if w in stopwords() or w in ("no", "not", "yes", "on", "off"):
+        return False
+    if w in _ADJECTIVES:
+        return True
+    verb_like = w in lexicon()["verbs"] or stem(w) in lexicon()["verbs"] or w.endswith(("ing", "ed"))
+    # Inside a noun phrase only after a determiner, a possessive or a capitalised word ('the song Grenade',
+    # 'Immutable data X'); after 'to' or a subject it is a verb ('to explore Jupiter', 'I contract COVID-19').
+    pp = before[-2] if len(before) > 1 else ""
+    in_np = pp.lower() in _NP_OPENERS or (pp[:1].isupper() and pp != "I") or pp.endswith(("'s", "’s"))
+    return not verb_like and in_np
+
+
 _NOUN_STOPWORDS = frozenset("kind kinds type types thing things way ways".split())
 
 
@@ -584,13 +608,15 @@ _DEMONSTRATIVE_OR_THE = re.compile(r"\b(the|this|that|these|those)\s+([A-Za-z][\
 
 
 _WHICH_ONE = re.compile(r"\b(?:which|this|that|the other)\s+ones?\b", re.I)
+# 'for similar purposes', 'have others used it': compared with something said before the question.
+_COMPARED_TO_BEFORE = re.compile(r"(?i)\b(?:similar|such)\s+[a-z]+s\b|\b(?:have|were|are|did)\s+(?:there\s+been\s+)?others\b")
 
 
 def unresolved_kind_phrase(query: str) -> str | None:
-    """'the program', 'this planet', 'this context', 'which one': a bare kind noun after a definite or demonstrative
+    """'the program', 'this planet', 'this context', 'which one', 'similar purposes': a bare kind noun after a definite or demonstrative
     determiner (any noun after 'this' / 'these' / 'those'), neither named ('the Lite plan') nor restricted by what
     follows ('the capital of France'); None when there is none."""
-    one = _WHICH_ONE.search(query)
+    one = _WHICH_ONE.search(query) or _COMPARED_TO_BEFORE.search(query)
     if one:
         return one.group(0)
     for m in _DEMONSTRATIVE_OR_THE.finditer(query):

@@ -10,8 +10,15 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import (
-    TurnContext, donor_history, history_text, pair_id, referent_in, resolved_by_history, resolving_turn, unrelated_contexts,
+    TurnContext, checked_retrieved_share, donor_history, history_text, pair_id, referent_in, resolved_by_history,
+    resolving_turn, unrelated_contexts, with_retrieval,
 )
+
+
+def _no_switch(ctx: TurnContext, record: Record) -> bool:
+    """Asked in its own conversation (the hard negative, the same-topic positives) or in a fresh chat."""
+    source = record.provenance.get("history_source")
+    return not record.history or source is None or source.get("conversation_id") == ctx.conv.id
 
 
 def _fuzzy_names(query: str, referent: str) -> bool:
@@ -35,16 +42,30 @@ class FollowupTwins:
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block. With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
-                "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them.")
+                "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them. "
+                "With `retrieved_share`, that share of the records in their own chat or a fresh one is also asked post-retrieval, with the passages "
+                "BM25 finds for the follow-up's own words in the domain's pool (never the turn's own); the label stands.")
 
     def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
-                 histories: int = 1) -> None:
+                 histories: int = 1, retrieved_share: float = 0.0) -> None:
+        # The follow-up in its own chat or a fresh one also over the passages BM25 finds for its own words (topic
+        # switches stay pre-retrieval: they are sized to a quarter of the stitched positives).
+        self.retrieved_share = checked_retrieved_share("followup_twins", retrieved_share)
+        self.needs_corpus = retrieved_share > 0
         self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
         self.positive_share = positive_share  # share of turns that also get the stitched positives
         self.empty_share = empty_share  # share of those that get a no-history positive too
         self.rival_prefixes = rival_prefixes  # own earlier prefixes whose last exchange names 2+ of the kind
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
+        for out in self._generate(ctx):
+            yield out
+            if isinstance(out, Record) and _no_switch(ctx, out):
+                copy = with_retrieval(ctx, out, self.retrieved_share)
+                if copy is not None:
+                    yield copy
+
+    def _generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
         if ctx.turn == 1 or not ctx.rewrite:
             return

@@ -732,7 +732,7 @@ class RetrievedPassages:
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
-        readings = [reading(got, o.name) for o in options]
+        readings = [reading(got, o.name) for o in options[:8]]  # the guide's most: eight readings
         return self._positive(ctx, got, k, hits, history, history_source, "multiple_interpretations", readings, question,
                               pattern, method)
 
