@@ -174,6 +174,17 @@ def test_a_name_heading_a_noun_phrase_is_no_place_for_a_pronoun():
     assert not ends("Is NASA's Juno still active?", "Juno") and not ends("How old is Juno?", "Juno")
 
 
+def test_no_pronoun_twin_when_the_answer_names_another_of_the_kind():
+    conv = Conversation("plans-answer", "ibmcloud", [
+        Turn("user", "Should I pick the Lite plan?", rewrite="Should I pick the Lite plan?"),
+        Turn("assistant", "The Lite plan is free, but the Standard plan scales."),
+        Turn("user", "How much storage does the Lite plan give?", rewrite="How much storage does the Lite plan give?"),
+    ])
+    out = _records(PronounReference().generate(_ctx(conv, 2)))
+    assert not [r for r in out if not r.needs_clarification]  # 'it' after that answer is no settled twin
+    assert [r for r in out if r.needs_clarification] == []  # and the user's turn singles out the Lite plan
+
+
 def test_kind_lexicon_and_descriptions_give_kinds():
     assert tx.kind_of("Lake Tahoe") == "lake"
     assert tx.kind_of("NASA") == "agency"
@@ -321,6 +332,27 @@ def test_a_name_left_in_the_question_that_its_passages_are_about_singles_out_the
     out = list(KindReference().generate(_ctx(song, 2, block_names={"singer": ["Adele", "Bruno Mars"]})))
     assert not _records(out)
     assert any("names 'Grenade', what its passages are about" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_a_name_left_in_the_question_that_the_domain_names_with_the_referent_singles_it_out():
+    from builder.synthesize.corpus import Corpus
+
+    ask = Turn("user", "Did Juno find cyclones on Jupiter?", rewrite="Did Juno find cyclones on Jupiter?")
+    conv = Conversation("juno", "clapnq", [Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."), ask])
+    pool = Conversation("pool", "clapnq", [Turn("user", "Tell me about probes.", [
+        Passage("j1", "Juno is a NASA probe orbiting Jupiter.", "Juno (spacecraft)"),
+        Passage("j2", "Juno measured the gravity field of Jupiter.", "Juno gravity science"),
+        Passage("s1", "Cassini orbited Saturn for thirteen years.", "Cassini"),
+    ])])
+    names = {"planet": ["Jupiter", "Saturn", "Mars"]}
+    ctx = TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], block_names=names,
+                      corpus=Corpus.from_conversations([conv, pool]))
+    out = list(KindReference(retrieved_share=1.0).generate(ctx))
+    assert not _records(out)
+    assert any("'Juno', which the domain's passages name with 'Jupiter'" in o.reason for o in out if isinstance(o, Rejection))
+    # Without the pool nothing says so (the open question then fails for another reason: 'the planet' is Earth).
+    alone = list(KindReference().generate(_ctx(conv, 2, block_names=names)))
+    assert not any("domain's passages" in o.reason for o in alone if isinstance(o, Rejection))
 
 
 def test_a_lowercase_modifier_keeps_its_name():

@@ -187,6 +187,10 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     if about:
         # 'When was Grenade by the singer released?': the passages are about Grenade, and Grenade says the singer.
         return ctx.reject(method, f"the question still names '{about}', what its passages are about; that singles out '{e.text}'", s)
+    beside = _singled_by_other_name(ctx, ref, query)
+    if beside:
+        return ctx.reject(method, f"the question still names '{beside}', which the domain's passages name with '{e.text}' "
+                                  f"and hardly any other {ref.kind}", s)
     kind_words = sum(tx.stem(w) == ref.kind for w in tx.words(query)) if ref.kind else 0
     if kind_words > (0 if pronoun else 1):
         # 'a language other than the language', 'the plan pricing plan', 'a language other than it'.
@@ -199,6 +203,26 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
     titles = [p.title for p in ctx.relevant_passages() if p.title]
     for name in tx.names_in(query):
         if any(tx.mentions(t, name) for t in titles):
+            return name
+    return None
+
+
+def _singled_by_other_name(ctx: TurnContext, ref: Referent, query: str) -> str | None:
+    """A name left in the kind query that the domain's passages mention with the referent more than with any other
+    name of its kind (at least twice): 'Did Juno and Galileo find cyclones on this planet?' is about Jupiter,
+    'MacArthur and the Emperor' about Japan. Needs the domain's passage pool; None without one."""
+    if ctx.corpus is None or not ref.kind:
+        return None
+    own = tx.clean_name(ref.name)
+    rivals = [n for n in known_names(ctx, ref.kind) if len(n) > 2 and not tx.same_thing(n, own)]
+    for name in tx.names_in(query):
+        if tx.same_thing(name, own) or tx.kind_of(name) == ref.kind:
+            continue
+        texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, name, 20)]
+        texts = [t for t in texts if tx.mentions(t, name)]
+        with_own = sum(tx.says(t, own) for t in texts)
+        with_rival = max((sum(tx.says(t, r) for t in texts) for r in rivals), default=0)
+        if with_own >= 2 and with_own > 2 * with_rival:
             return name
     return None
 

@@ -13,16 +13,23 @@ from builder.synthesize.clarify import clarification
 from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id
 
 
+def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: str) -> bool:
+    """The last exchange also names another thing of the kind ('Juno and Galileo' in the answer to a question
+    about Juno): 'it' right after is no longer settled by the user's turn alone."""
+    text = "\n".join(h["content"] for h in kd.last_exchange(history))
+    return bool(kind) and any(not tx.same_thing(n, own) for n in tx.named_of_kind(text, kind))
+
+
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "4"
+    version = "5"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
                 "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
                 "positive whose readings and clarification name them. After a last user turn that names only the "
-                "referent it is the hard-negative twin, resolved by that turn. With `retrieved_share`, that share is also asked post-retrieval, with the "
+                "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `retrieved_share`, that share is also asked post-retrieval, with the "
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0) -> None:
@@ -53,7 +60,8 @@ class PronounReference:
             rivals = kd.pronoun_rivals(history, ref.kind) if ref.kind else []
             if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
                 positives.append((cut, history, rivals))
-            elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own):
+            elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own) \
+                    and not _answer_names_another(history, ref.kind, own):
                 negative = (cut, history, names)
         pair = pair_id(ctx, method if slot == 0 else f"{method}|{slot}")  # its own pair: the pronoun query is other words than the kind-phrase query
         if not positives:
