@@ -198,3 +198,19 @@ def test_standalone_clear_needs_a_question_or_request():
     # A keyword query names its topic: people type those, and they are clear.
     keywords = _conv("kw", [Turn("user", "Lake Tahoe water temperature", rewrite="Lake Tahoe water temperature")])
     assert [o for o in StandaloneClear().generate(_ctx(keywords, 1)) if isinstance(o, Record)]
+    # One common word names a topic, not a question about it.
+    word = _conv("word", [Turn("user", "Clusters", rewrite="Clusters")])
+    out = list(StandaloneClear().generate(_ctx(word, 1)))
+    assert not [o for o in out if isinstance(o, Record)] and out[0].reason == "standalone form is a single common word"
+
+
+def test_entity_twins_no_pronoun_twin_after_an_exchange_naming_another_candidate():
+    probes = _conv("probes", [
+        Turn("user", "Which probes went to Jupiter?", rewrite="Which probes went to Jupiter?"),
+        Turn("assistant", "Juno and Galileo are the two most famous."),
+        Turn("user", "What are the discoveries made by it at Jupiter?", [Passage("j", "Juno found cyclones at Jupiter's poles.", "Juno", True)],
+             rewrite="What are the discoveries made by Juno at Jupiter?"),
+    ])
+    out = list(entity_twins(_ctx(probes, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("names another candidate for 'it'" in o.reason for o in out if isinstance(o, Rejection))

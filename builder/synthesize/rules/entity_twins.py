@@ -16,13 +16,20 @@ from builder.synthesize.context import (
 from builder.synthesize.generic import generalize, with_referent
 
 
+def _other_names_last(history: list[dict[str, str]], name: str) -> list[str]:
+    """Names in the history's last exchange, other than `name` and the things of its question."""
+    last = [h["content"] for h in history[-2:]]
+    return [n for n in tx.names_in("\n".join(last)) if not tx.same_thing(n, name) and not tx.mentions(name, n)
+            and tx.kind_of(n) == tx.kind_of(name)]
+
+
 @register
 class EntityTwins:
     """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "5"
+    version = "6"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block; a hard negative after the turn's own history that names the entity.")
@@ -94,5 +101,9 @@ class EntityTwins:
             yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
         elif rivals and entity.head:
             yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
+        elif not entity.head and _other_names_last(own, entity.text):
+            # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
+            yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': "
+                                     f"{_other_names_last(own, entity.text)[0]}", generic)
         else:
             yield resolved_by_history(ctx, generic, where, entity.text, ctx.standalone, pair, method, version)

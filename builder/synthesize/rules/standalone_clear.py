@@ -19,7 +19,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "8"
+    version = "9"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -43,6 +43,10 @@ class StandaloneClear:
             # 'omg.', 'ok, diversified is good.': a remark, nothing to answer. Keyword queries ('Time series
             # data', 'IBM Cloudant legacy') are what people type into a search box: they stay.
             yield ctx.reject(method, "standalone form is a remark, no question or request", query)
+            return
+        if len(tx.words(query)) == 1 and not tx.names_in(query):
+            # 'Clusters': one common noun names a topic, not what is asked about it; no clear question.
+            yield ctx.reject(method, "standalone form is a single common word", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
