@@ -355,6 +355,21 @@ def test_a_name_left_in_the_question_that_the_domain_names_with_the_referent_sin
     assert not any("domain's passages" in o.reason for o in alone if isinstance(o, Rejection))
 
 
+def test_lexicon_names_read_an_open_kind_only_where_the_domain_names_them():
+    from builder.synthesize.corpus import Corpus
+
+    pool = Conversation("pool", "ibmcloud", [Turn("user", "Which plans are there?", [
+        Passage("p1", "The Lite plan is free; the Standard plan is billed hourly.", "Pricing plans"),
+    ])])
+    ibm = Conversation("ibm", "ibmcloud", ONE_CLINIC.turns)
+    ctx = TurnContext(ibm, 2, ibm.user_turn_indices()[1], 13, "test", [], corpus=Corpus.from_conversations([pool]))
+    from builder.synthesize import kinds as kd
+    # The lexicon's plans are fiqa's and govt's (401(k), Medi-Cal): no reading of 'the plan' in IBM Cloud's docs.
+    assert kd.pool_of_kind(ctx, "plan") == []
+    assert kd.pool_of_kind(_ctx(ibm, 2), "plan")[:2] == ["401(k)", "403(b)"]  # no pool to ask: kept
+    assert ctx.corpus.names("ibmcloud", "Lite plan") and not ctx.corpus.names("ibmcloud", "401(k)")
+
+
 def test_a_lowercase_modifier_keeps_its_name():
     s = "What are the advantages of Immutable data Immutable Object Storage?"
     e = tx.Entity("Immutable Object Storage", "storage", s.index("Immutable Object"), s.index("?"))

@@ -39,6 +39,7 @@ class Corpus:
     """Distinct passages per domain (first occurrence of an id wins) and one BM25 index per domain."""
 
     pools: dict[str, _Pool] = field(default_factory=dict)
+    _named: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_conversations(cls, conversations: Iterable[Conversation]) -> "Corpus":
@@ -75,6 +76,13 @@ class Corpus:
             if p.id not in skip:
                 out.append(p)
         return out
+
+    def names(self, domain: str, name: str) -> bool:
+        """Some passage of `domain` names `name` (whole words, any case): among the top 5 BM25 hits for it."""
+        key = (domain, name)
+        if key not in self._named:
+            self._named[key] = any(tx.mentions(p.title + "\n" + p.text, name) for p in self.search(domain, name, 5))
+        return self._named[key]
 
     def describe(self) -> dict:
         """What provenance and the manifest record about the index."""

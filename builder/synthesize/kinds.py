@@ -302,13 +302,21 @@ def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
         # Too few in the data: the kind lexicon's names, then names of a kin kind from the block and domain.
         sources.append((tx.lexicon_names(), kind))
         sources += [(s, kin) for kin in tx.kin_of(kind) for s in (ctx.block_names, ctx.domain_names)]
+    lexicon = tx.lexicon_names()
     for source, k in sources:
         for name in source.get(k, []):
             if len(out) >= limit:
                 return out
+            if source is lexicon and not _domain_says(ctx, name):
+                continue  # '401(k)' is a plan of fiqa's passages, no reading of 'the plan' in IBM Cloud's docs
             if not any(tx.same_thing(name, o) for o in out):
                 out.append(name)
     return out
+
+
+def _domain_says(ctx: TurnContext, name: str) -> bool:
+    """A passage of the turn's domain names it (True without a passage pool to ask)."""
+    return ctx.corpus is None or ctx.corpus.names(ctx.conv.domain, name)
 
 
 def known_names(ctx: TurnContext, kind: str) -> list[str]:
