@@ -26,6 +26,7 @@ CLARIFICATION_PLACEHOLDERS = [
     r"[{}]",
     r"refer to in your question\?.*\bthere\b|\"there\" refer",  # an existential 'there' asked about
     r"such as: ?[.?]|about ,|: ,|, ,|\(\)",  # an empty option list
+    r"\bthe (?:passages|documents)\b|\bI found\b|\bI see information\b",  # talk of retrieval the user never saw
 ]
 
 
@@ -52,6 +53,9 @@ def test_the_scan_catches_placeholders():
            "target": {"clarification": "What does \"there\" refer to in your question?"}}
     kinds = {kind for _, kind, _ in placeholder_hits([bad])}
     assert kinds == {"interpretation", "clarification"}
+    talk = dict(bad, interpretations=["How deep is Lake Tahoe?"],
+                target={"clarification": "Which lake do you mean? The passages cover more than one."})
+    assert [kind for _, kind, _ in placeholder_hits([talk])] == ["clarification"]
     good = {"id": "y", "needs_clarification": True,
             "interpretations": ["Does the Causeway VA Clinic offer therapy?", "Does the Brockton VA Clinic offer therapy?"],
             "target": {"clarification": "Are you asking about Causeway VA Clinic, Brockton VA Clinic, or something else?"}}
