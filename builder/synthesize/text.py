@@ -287,7 +287,7 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
     """'the MOXIE instrument': a name used as a modifier takes its noun, which also gives the kind."""
     if entity.head:
         return entity
-    m = re.match(r"\s+([a-z][a-z0-9\-]+)\b", query[entity.end :])  # 'this service v4' too
+    m = re.match(r"\s+([a-z][a-z\-]+)\b", query[entity.end :])
     if m and (m.group(1) in lexicon()["heads"] or stem(m.group(1)) in lexicon()["heads"]):
         end = entity.end + m.end()
         return Entity(query[entity.start : end], head_of(query[entity.start : end]), entity.start, end)
@@ -295,8 +295,9 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
 
 
 _NP_OPENERS = frozenset("the a an this that these those its their his her our your my most more least".split())
-_ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible "
-                        "important common available".split())
+# Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
+ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible "
+                       "important common available".split())
 
 
 def lowercase_modifier(text: str, entity: Entity) -> bool:
@@ -308,7 +309,7 @@ def lowercase_modifier(text: str, entity: Entity) -> bool:
     w = before[-1]
     if w in stopwords() or w in ("no", "not", "yes", "on", "off"):
         return False
-    if w in _ADJECTIVES:
+    if w in ADJECTIVES:
         return True
     verb_like = w in lexicon()["verbs"] or stem(w) in lexicon()["verbs"] or w.endswith(("ing", "ed"))
     # Inside a noun phrase only after a determiner, a possessive or a capitalised word ('the song Grenade',

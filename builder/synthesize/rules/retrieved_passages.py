@@ -65,8 +65,6 @@ def _stops() -> frozenset[str]:
     return frozenset(w for w in tx.stopwords() if isinstance(w, str)) | {"no", "not", "yes", "on", "off", "another", "every"}
 
 
-# Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
-_ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible important common available".split())
 # Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
 _IMPERATIVES = frozenset("select click choose visit view enter type press tap go check open navigate expand".split())
 _BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
@@ -267,7 +265,7 @@ def generalize(
     if re.match(r"[\d$£€]", entity.text) or standalone[: entity.start].endswith(("$", "£", "€")):
         return f"'{entity.text}' is an amount"
     if before and before[-1].islower() and before[-1] not in _stops() and (
-        before[-1] in _ADJECTIVES or (before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"])
+        before[-1] in tx.ADJECTIVES or (before[-1] not in tx.lexicon()["verbs"] and tx.stem(before[-1]) not in tx.lexicon()["verbs"])
     ):
         # 'a small claims court': the word before belongs to the name; 'a small the court' is no English.
         return f"'{before[-1]}' modifies '{entity.text}'"
