@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from builder.train.candidates import CANDIDATE_FEATURES, candidate_features
 from builder.train.resolve import RESOLVE_FEATURES, resolvability
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
@@ -93,6 +94,7 @@ HAND_FEATURES = (
     "stems_in_best_turn_frac",
     "stems_in_documents_frac",
     *RESOLVE_FEATURES,
+    *CANDIDATE_FEATURES,
 )
 
 SIM_FEATURES = (
@@ -155,6 +157,7 @@ def hand_features(record: dict[str, Any]) -> list[float]:
         *_self_contained(query, hist_text, doc_text),
         *_stem_overlap(query, [t["content"] for t in history], doc_text),
         *resolvability(record),
+        *candidate_features(record),
     ]
 
 

@@ -1,0 +1,48 @@
+"""The candidate counts the baseline sees: how many things of the query's kind the context names."""
+
+from builder.train.candidates import CANDIDATE_FEATURES, candidate_features, named, query_kind
+
+
+def _record(query, turns, docs=()):
+    history = [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(turns)]
+    return {"query": query, "history": history, "documents": [{"title": "", "text": d} for d in docs]}
+
+
+def _on(record):
+    return {k for k, v in zip(CANDIDATE_FEATURES, candidate_features(record)) if v}
+
+
+def test_query_kind_is_the_noun_of_an_open_kind_phrase():
+    assert query_kind("Does this clinic offer mental health care?") == "clinic"
+    assert query_kind("Does the Causeway VA Clinic offer mental health care?") is None  # named
+    assert query_kind("What is the capital of France?") is None  # bound by what follows
+
+
+def test_two_named_rivals_leave_the_kind_phrase_open_and_one_singles_it_out():
+    two = _record("How long is the river?", ["Which rivers flow through Maine?",
+                                             "The Penobscot River and the Kennebec River both do."])
+    one = _record("How long is the river?", ["Tell me about the Penobscot River.",
+                                             "The Penobscot River flows through Maine."])
+    assert {"kind_phrase", "kind_named_history_2plus", "kind_named_last_exchange_2plus"} <= _on(two)
+    assert {"kind_phrase", "kind_named_history_1", "kind_named_last_exchange_1"} <= _on(one)
+    assert "kind_named_history_2plus" not in _on(one)
+
+
+def test_a_lexicon_name_said_in_lower_case_is_a_candidate():
+    said = named("People there mostly play soccer.", "sport")
+    assert any(n.lower() == "soccer" for n in said)
+
+
+def test_pronoun_rivals_are_things_of_one_kind_in_the_last_exchange():
+    rec = _record("How does it help?", ["Which charts show the load?",
+                                        "The Query Runtime Chart and the Query Throughput Chart do."])
+    assert "pronoun_rivals_last_exchange_2plus" in _on(rec)
+    one = _record("How does it help?", ["What does the Query Runtime Chart show?",
+                                        "The Query Runtime Chart shows the time each query takes."])
+    assert "pronoun_rivals_last_exchange_1" in _on(one)
+    assert not any(k.startswith("pronoun_") for k in _on(_record("Is it true that fees apply?", ["Hi", "Hello"])))
+
+
+def test_no_context_gives_no_count_but_still_marks_the_kind_phrase():
+    row = _on(_record("Does this clinic offer mental health care?", []))
+    assert row == {"kind_phrase"}
