@@ -5,7 +5,7 @@ from builder.train.candidates import CANDIDATE_FEATURES, candidate_features, nam
 
 def _record(query, turns, docs=()):
     history = [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(turns)]
-    return {"query": query, "history": history, "documents": [{"title": "", "text": d} for d in docs]}
+    return {"query": query, "history": history, "documents": [d if isinstance(d, dict) else {"title": "", "text": d} for d in docs]}
 
 
 def _on(record):
@@ -46,3 +46,20 @@ def test_pronoun_rivals_are_things_of_one_kind_in_the_last_exchange():
 def test_no_context_gives_no_count_but_still_marks_the_kind_phrase():
     row = _on(_record("Does this clinic offer mental health care?", []))
     assert row == {"kind_phrase"}
+
+
+def test_query_kind_reads_the_head_past_modifiers_and_an_upper_case_kind():
+    assert query_kind("When was the famous basketball player born?") == "player"
+    assert query_kind("Does this outpatient clinic provide mental health services?") == "clinic"
+    assert query_kind("What are the best practices for using the SDK?") == "sdk"
+
+
+def test_passage_titles_of_the_kind_count_the_things_retrieved():
+    docs = [{"title": "Kobe Bryant", "text": "Kobe Bryant is an American retired professional basketball player."},
+            {"title": "LeBron James", "text": "James is a basketball player born in Akron."},
+            {"title": "LeBron James", "text": "The player joined the Lakers."},
+            {"title": "Akron, Ohio", "text": "Akron is a city in Ohio."}]
+    rec = _record("When was the famous basketball player born?", [], docs)
+    assert {"kind_phrase", "kind_titles_documents_2plus"} <= _on(rec)
+    one = _record("When was the famous basketball player born?", [], docs[1:])
+    assert "kind_titles_documents_1" in _on(one)

@@ -8,6 +8,7 @@ how many things of one kind the last exchange names side by side ("it" after two
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -27,6 +28,9 @@ CANDIDATE_FEATURES = (
     "kind_named_documents_0",
     "kind_named_documents_1",
     "kind_named_documents_2plus",
+    "kind_titles_documents_0",
+    "kind_titles_documents_1",
+    "kind_titles_documents_2plus",
     "pronoun_rivals_last_exchange_0",
     "pronoun_rivals_last_exchange_1",
     "pronoun_rivals_last_exchange_2plus",
@@ -39,11 +43,30 @@ def _bucket(n: int | None) -> list[float]:
 
 
 def query_kind(query: str) -> str | None:
-    """The kind noun of the query's unresolved kind phrase ('this clinic' -> clinic), if any."""
-    phrase = tx.unresolved_kind_phrase(query)
-    if not phrase:
-        return None
-    return tx.singular(tx.words(phrase)[-1]) if tx.words(phrase) else None
+    """The kind noun of the query's open kind phrase ('this outpatient clinic' -> clinic, 'the famous basketball
+    player' -> player, 'the SDK' -> sdk): a kind the lexicon knows first, else a demonstrative's noun."""
+    refs = referring_expressions(query)
+    for ref in refs:
+        known = tx.singular(ref.head) if ref.head else None
+        acronym = ref.named and not ref.modifiers  # 'the SDK': an upper-case kind noun, not a name
+        if known and not ref.restricted and (not ref.named or acronym):
+            return known
+    demonstrative = next((r.head for r in refs if r.kind == "demonstrative" and not r.named and r.head), None)
+    if demonstrative:
+        return demonstrative
+    phrase = tx.unresolved_kind_phrase(query)  # 'which one', 'similar purposes'
+    return tx.singular(tx.words(phrase)[-1]) if phrase and tx.words(phrase) else None
+
+
+def titles_of_kind(documents: list[dict[str, Any]], kind: str) -> int:
+    """Distinct passage titles ('Kobe Bryant', 'LeBron James') whose passage says the kind word: the things of
+    the kind the retrieved passages are about."""
+    titles = set()
+    for d in documents:
+        title = re.split(r"\s[-–:|]\s", (d.get("title") or "").strip().lower())[0]
+        if title and kind in {tx.stem(w) for w in tx.words(d["text"])}:
+            titles.add(title)
+    return len(titles)
 
 
 @lru_cache(maxsize=1 << 15)
@@ -81,13 +104,15 @@ def candidate_features(record: dict[str, Any]) -> list[float]:
     history = list(record.get("history") or [])
     hist_text = "\n".join(h["content"] for h in history)
     last = _last_exchange(history)
-    doc_text = "\n".join(f"{d.get('title', '')}\n{d['text']}" for d in record.get("documents") or [])
+    documents = list(record.get("documents") or [])
+    doc_text = "\n".join(f"{d.get('title', '')}\n{d['text']}" for d in documents)
     kind = query_kind(query)
     if kind:
         counts = [len(named(t, kind)) if t else None for t in (hist_text, last, doc_text)]
-        kind_cols = [1.0, *_bucket(counts[0]), *_bucket(counts[1]), *_bucket(counts[2])]
+        titled = titles_of_kind(documents, kind) if documents else None
+        kind_cols = [1.0, *_bucket(counts[0]), *_bucket(counts[1]), *_bucket(counts[2]), *_bucket(titled)]
     else:
-        kind_cols = [0.0] * 10
+        kind_cols = [0.0] * 13
     if not any(r.kind == "pronoun" and r.word in _PERSONAL for r in referring_expressions(query)):
         pron_cols = [0.0] * 4
     else:
