@@ -214,3 +214,33 @@ def test_entity_twins_no_pronoun_twin_after_an_exchange_naming_another_candidate
     out = list(entity_twins(_ctx(probes, 2)))
     assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
     assert any("names another candidate for 'it'" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_standalone_clear_rejects_a_rewrite_that_leans_on_the_turn_before():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    yard = _conv("yard", [Turn("user", "What about Residential Yard Waste?", rewrite="What about Residential Yard Waste?")])
+    out = list(StandaloneClear().generate(_ctx(yard, 1)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert "leans on the turn before" in out[0].reason
+
+
+def test_followup_positive_needs_a_question():
+    # A quote asks nothing: its own history makes it a hard negative, but no other history makes it a positive.
+    quote = _conv("quote", [
+        Turn("user", "Tell me about Richard III.", rewrite="Tell me about Richard III."),
+        Turn("assistant", "Richard III is a play by Shakespeare."),
+        Turn("user", "A horse, a horse, my kingdom for a horse!", rewrite="A horse, a horse, my kingdom for a horse in Richard III!"),
+    ])
+    out = list(followup_twins(_ctx(quote, 2, [RAIL], {"play": ["Richard III", "Hamlet"]})))
+    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "no question" in o.reason for o in out)
+
+
+def test_a_name_inside_a_longer_name_is_not_swapped():
+    query = "what is the great wall of China built out of"
+    entity = tx.entities(query)[0]
+    assert entity.text == "China"  # 'built' is a participle, not the noun 'China' modifies
+    assert tx.inside_longer_name(query, entity, ["The Great Wall of China is built of stone."]) == "The Great Wall of China"
+    history = "what is the history of China"
+    assert tx.inside_longer_name(history, tx.entities(history)[0], ["The history of China is long."]) is None

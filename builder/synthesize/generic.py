@@ -31,6 +31,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
+    longer = tx.inside_longer_name(ctx.standalone, entity, [p.title + "\n" + p.text for p in passages])
+    if longer:
+        return ctx.reject(method, f"'{entity.text}' ends the name '{longer}'", ctx.standalone)
     if entity.head:
         generic, category = tx.generic_phrase(entity), "underspecified_entity"
     elif not tx.is_name(tx.clean_name(entity.text), None):

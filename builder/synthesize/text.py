@@ -226,10 +226,16 @@ def _proper(word: str) -> bool:
     return word[:1].isupper() and word.lower() not in stopwords() and word.lower() not in lexicon()["verbs"]
 
 
+# Irregular participles the -ed rule misses ('China built' is no name plus its noun).
+_PARTICIPLES = frozenset("built made known done given taken seen found held born written sold paid kept left meant "
+                         "run set put got gotten brought bought thought told shown grown drawn chosen spent sent".split())
+
+
 def _nounish(word: str) -> bool:
     low = word.lower()
     return (
         len(low) > 2
+        and low not in _PARTICIPLES
         and low not in stopwords()
         and low not in lexicon()["verbs"]
         and "'" not in low
@@ -320,6 +326,20 @@ def lowercase_modifier(text: str, entity: Entity) -> bool:
 
 
 _NOUN_STOPWORDS = frozenset("kind kinds type types thing things way ways".split())
+
+
+def inside_longer_name(query: str, entity: Entity, texts: list[str]) -> str | None:
+    """The longer name the entity ends, as the texts capitalise it ('the great wall of China': 'Great Wall of
+    China'); a pronoun in its place breaks that name. None when the words before it are no part of a name."""
+    m = re.search(r"((?:[A-Za-z]+\s+){1,3})of\s+$", query[: entity.start])
+    if not m:
+        return None
+    before = m.group(1).split()
+    for n in range(len(before), 0, -1):
+        phrase = " ".join(w.capitalize() for w in before[-n:]) + " of " + entity.text
+        if any(phrase in t for t in texts) and not all(w.lower() in stopwords() for w in before[-n:]):
+            return phrase
+    return None
 
 
 def modifies_noun(query: str, entity: Entity) -> bool:

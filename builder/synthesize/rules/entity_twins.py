@@ -29,7 +29,7 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "6"
+    version = "7"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block; a hard negative after the turn's own history that names the entity.")

@@ -36,7 +36,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "6"
+    version = "7"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
@@ -91,6 +91,10 @@ class FollowupTwins:
         if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
             # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
             yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
+            return
+        if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and not tx.is_question(ctx.query):
+            # 'A horse, a horse, my kingdom for a horse!': a quote or a remark asks nothing to clarify.
+            yield ctx.reject(method, "query is no question, and no pronoun, ellipsis or fragment; not a positive")
             return
         if rng.random() >= self.positive_share:
             return

@@ -21,7 +21,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "7"
+    version = "8"
     describe = ("The standalone rewrite made generic, with the turn's own relevant passages (a hard negative the "
                 "documents resolve) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")

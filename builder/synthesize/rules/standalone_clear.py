@@ -10,6 +10,8 @@ from builder.synthesize.base import Rejection, register
 from builder.synthesize.context import TurnContext, donor_history
 
 PERSONAL_PRONOUNS = frozenset({"it", "they", "them", "he", "him", "his", "she", "her", "these", "those"})
+# 'What about Residential Yard Waste?': even a rewrite that opens so leans on what was said before it.
+LEANS_BACK = ("what about ", "how about ", "and ", "or ", "same for ")
 
 
 @register
@@ -19,7 +21,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "9"
+    version = "10"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -43,6 +45,9 @@ class StandaloneClear:
             # 'omg.', 'ok, diversified is good.': a remark, nothing to answer. Keyword queries ('Time series
             # data', 'IBM Cloudant legacy') are what people type into a search box: they stay.
             yield ctx.reject(method, "standalone form is a remark, no question or request", query)
+            return
+        if query.strip().lower().startswith(LEANS_BACK):
+            yield ctx.reject(method, "standalone form leans on the turn before ('what about ...')", query)
             return
         if len(tx.words(query)) == 1 and not tx.names_in(query):
             # 'Clusters': one common noun names a topic, not what is asked about it; no clear question.
