@@ -448,4 +448,9 @@ def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_nou
     assert not _records(out) and any("layer of one product family" in o.reason for o in out if isinstance(o, Rejection))
     assert kd.short_forms_merged(["Clipper mission", "Europa Clipper"], "mission") == ["Europa Clipper"]
     assert kd.short_forms_merged(["Lite plan", "Standard plan"], "plan") == ["Lite plan", "Standard plan"]
+    # A feature named after its product is that product, less its maker's name; other products stay rivals.
+    assert kd.short_forms_merged(["IBM Cloud Object Storage", "Immutable Object Storage"], "storage") == ["Immutable Object Storage"]
+    assert kd.short_forms_merged(["IBM Cloud", "IBM Cloud VPC"], "cloud") == ["IBM Cloud VPC"]
+    assert len(kd.short_forms_merged(["IBM Cloud Kubernetes Service", "Red Hat OpenShift on IBM Cloud"], "service")) == 2
+    assert tx.without_brand("IBM Cloud Object Storage") == "Object Storage" and tx.without_brand("IBM") == "IBM"
 

@@ -256,9 +256,12 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
 def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
     """In one conversation a shorter name inside a longer one is its short form ('Object Storage' of
     'Immutable Object Storage', 'Civil War' of 'American Civil War', the kind noun aside: 'Clipper mission' of
-    'Europa Clipper'): one candidate, the longer name."""
-    stems = [tx.content_stems(n) - {kind} for n in names]
-    return [n for i, n in enumerate(names) if not any(stems[i] < stems[j] for j in range(len(names)) if j != i)]
+    'Europa Clipper'; 'IBM Cloud Object Storage', less its maker, of 'Immutable Object Storage'): one candidate,
+    the longer name."""
+    full = [tx.content_stems(n) - {kind} for n in names]
+    own = [tx.content_stems(tx.without_brand(n)) - {kind} for n in names]
+    return [n for i, n in enumerate(names)
+            if not any(full[i] < full[j] or own[i] < own[j] for j in range(len(names)) if j != i)]
 
 
 def _one_thing_merged(names: list[str], text: str) -> list[str]:

@@ -461,6 +461,19 @@ def layer_kinds() -> frozenset[str]:
     return frozenset(str(k) for k in lexicon().get("layer_kinds", []))
 
 
+@lru_cache(maxsize=1)
+def _brand_prefix() -> re.Pattern:
+    brands = sorted((str(b) for b in lexicon().get("brand_prefixes", [])), key=len, reverse=True)
+    return re.compile(r"^(?:(?:" + "|".join(re.escape(b) for b in brands) + r")(?:'s|’s)?\s+)+") if brands else re.compile(r"(?!)")
+
+
+def without_brand(name: str) -> str:
+    """A product name without the maker's name that opens it ('IBM Cloud Object Storage' -> 'Object Storage');
+    the name itself when nothing else would be left."""
+    rest = _brand_prefix().sub("", name)
+    return rest if content_stems(rest) else name
+
+
 def default_referent(kind: str) -> str | None:
     """The one thing a bare kind phrase means when nothing else is said ('this planet' -> Earth)."""
     value = lexicon().get("default_referents", {}).get(kind)
