@@ -244,3 +244,10 @@ def test_a_name_inside_a_longer_name_is_not_swapped():
     assert tx.inside_longer_name(query, entity, ["The Great Wall of China is built of stone."]) == "The Great Wall of China"
     history = "what is the history of China"
     assert tx.inside_longer_name(history, tx.entities(history)[0], ["The history of China is long."]) is None
+
+
+def test_a_possessive_name_becomes_one_thing_of_its_kind():
+    query = "What are the penalties for not following Alameda County's three mandatory recycling ordinances?"
+    entity = tx.key_entity(query, [], [])
+    assert tx.generic_phrase(entity) == "the county"
+    assert tx.replace_entity(query, entity, tx.generic_phrase(entity)).endswith("following the county's three mandatory recycling ordinances?")

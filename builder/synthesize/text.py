@@ -391,6 +391,8 @@ def pronoun_for(text: str, entity: Entity) -> str:
 def generic_phrase(entity: Entity) -> str:
     """'the river' / 'the lakes': the kind of thing, in the entity's own number."""
     last = words(entity.text)[-1].lower()
+    if last.endswith(("'s", "’s")):  # "Alameda County's" is one county ("the county's", not "the counties's")
+        return f"the {entity.head}"
     plural_ = last != entity.head and stem(last) == entity.head
     return f"the {plural(entity.head) if plural_ else entity.head}"
 
