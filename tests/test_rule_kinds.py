@@ -454,3 +454,10 @@ def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_nou
     assert len(kd.short_forms_merged(["IBM Cloud Kubernetes Service", "Red Hat OpenShift on IBM Cloud"], "service")) == 2
     assert tx.without_brand("IBM Cloud Object Storage") == "Object Storage" and tx.without_brand("IBM") == "IBM"
 
+
+
+def test_a_name_read_as_its_kind_says_the_kind():
+    # 'When was Rome founded?' asks about the city; read as an empire it is the Roman Empire.
+    assert tx.kind_named("Rome", "empire") == "Roman Empire"
+    assert tx.kind_named("Rome", "city") == "Rome"
+    assert tx.kind_named("Byzantine Empire", "empire") == "Byzantine Empire"

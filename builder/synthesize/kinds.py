@@ -250,7 +250,7 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return short_forms_merged(names, ref.kind)
+    return [tx.kind_named(n, ref.kind) for n in short_forms_merged(names, ref.kind)]
 
 
 def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
@@ -313,7 +313,7 @@ def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
             if source is lexicon and not _domain_says(ctx, name):
                 continue  # '401(k)' is a plan of fiqa's passages, no reading of 'the plan' in IBM Cloud's docs
             if not any(tx.same_thing(name, o) for o in out):
-                out.append(name)
+                out.append(tx.kind_named(name, kind))
     return out
 
 
@@ -387,7 +387,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         names = _one_thing_merged(short_forms_merged(names, k), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
-            return names
+            return [tx.kind_named(n, k) for n in names]
     return []
 
 

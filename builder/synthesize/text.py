@@ -685,6 +685,14 @@ def aliases_of(name: str) -> list[str]:
     return [name] if group is None else [str(a) for a in lexicon()["aliases"][group]]
 
 
+def kind_named(name: str, kind: str | None) -> str:
+    """The name of its alias group that says its kind, when `name` does not ('Rome' read as an empire is the
+    'Roman Empire': 'When was Rome founded?' asks about the city)."""
+    if not kind or kind in content_stems(name):
+        return name
+    return next((a for a in aliases_of(name) if kind in content_stems(a)), name)
+
+
 def says(text: str, name: str) -> bool:
     """The text mentions the name or one of its aliases ('flu' says influenza)."""
     return any(mentions(text, a) for a in aliases_of(name))

@@ -27,6 +27,7 @@ usable own history) is asked with no history or after a block-mate's history.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from dataclasses import dataclass
@@ -727,6 +728,8 @@ class RetrievedPassages:
             # Retrieval for vague words proves nothing about what the user meant: one university in the
             # passages, and nothing in the chat singling it out, is still 'which university?'.
             return self._single(ctx, got, k, hits, own[0], history, history_source, rng, method)
+        # 'Rome' read as an empire is named 'Roman Empire' (the city is another reading).
+        options = [dataclasses.replace(o, name=tx.kind_named(o.name, noun)) for o in options]
         shown = list(options[:8])
         rng.shuffle(shown)
         question, pattern = clarification(shown, got.kind, rng)
