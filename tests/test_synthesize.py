@@ -251,3 +251,16 @@ def test_a_possessive_name_becomes_one_thing_of_its_kind():
     entity = tx.key_entity(query, [], [])
     assert tx.generic_phrase(entity) == "the county"
     assert tx.replace_entity(query, entity, tx.generic_phrase(entity)).endswith("following the county's three mandatory recycling ordinances?")
+
+
+def test_no_generic_phrase_beside_a_name_that_says_which():
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    moon = _conv("moon", [
+        Turn("user", "What is the surface of Jupiter's Moon, Europa, like?",
+             [Passage("m1", "Jupiter's Moon, Europa, has an icy surface.", "Europa", True)],
+             rewrite="What is the surface of Jupiter's Moon, Europa, like?"),
+    ])
+    out = list(PassageTwins().generate(_ctx(moon, 1)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert any("stands beside another name" in o.reason for o in out if isinstance(o, Rejection))

@@ -31,6 +31,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
+    if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
+        # "Jupiter's Moon, Europa, like": the name beside it still says which one (or it is one of a list).
+        return ctx.reject(method, f"'{entity.text}' stands beside another name", ctx.standalone)
     longer = tx.inside_longer_name(ctx.standalone, entity, [p.title + "\n" + p.text for p in passages])
     if longer:
         return ctx.reject(method, f"'{entity.text}' ends the name '{longer}'", ctx.standalone)
