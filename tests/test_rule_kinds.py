@@ -461,3 +461,9 @@ def test_a_name_read_as_its_kind_says_the_kind():
     assert tx.kind_named("Rome", "empire") == "Roman Empire"
     assert tx.kind_named("Rome", "city") == "Rome"
     assert tx.kind_named("Byzantine Empire", "empire") == "Byzantine Empire"
+
+
+def test_a_kind_is_read_from_a_common_noun_not_from_the_next_name():
+    assert tx.kind_of("Ming", ["Towards the end of the Ming, the Great Wall helped defend the empire."]) is None
+    assert tx.kind_of("Juno", ["Juno, the NASA mission to Jupiter, launched in 2011."]) == "mission"
+    assert tx.kind_named("Ming", "wall", "The Ming wall was rebuilt in brick.") == "Ming wall"

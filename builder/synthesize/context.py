@@ -199,7 +199,7 @@ def names_by_kind(conversations: list[Conversation]) -> dict[str, list[str]]:
                 if kind and tx.is_name(name, kind):
                     names = out.setdefault(kind, [])
                     if not any(tx.same_thing(name, o) for o in names):
-                        names.append(name)
+                        names.append(tx.kind_named(name, kind, "\n".join([turn.rewrite or turn.text, *texts])))
     return out
 
 

@@ -250,7 +250,7 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return [tx.kind_named(n, ref.kind) for n in short_forms_merged(names, ref.kind)]
+    return [tx.kind_named(n, ref.kind, text) for n in short_forms_merged(names, ref.kind)]
 
 
 def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
@@ -387,7 +387,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         names = _one_thing_merged(short_forms_merged(names, k), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
-            return [tx.kind_named(n, k) for n in names]
+            return [tx.kind_named(n, k, text) for n in names]
     return []
 
 

@@ -514,7 +514,9 @@ def _kind_patterns(name: str) -> tuple[tuple[re.Pattern, int], ...]:
 
 def _first_kind(phrase: str) -> str | None:
     found = None
-    for k in (singular(w) for w in phrase.split()):  # the last of the first run of kind nouns: 'a bank account'
+    # The last of the first run of kind nouns: 'a bank account'. A capitalised word is part of a name, not its
+    # kind ('the end of the Ming, the Great Wall helped ...' says nothing of what Ming is).
+    for k in (singular(w) if w[:1].islower() else None for w in phrase.split()):
         if k:
             found = k
         elif found:
@@ -685,12 +687,17 @@ def aliases_of(name: str) -> list[str]:
     return [name] if group is None else [str(a) for a in lexicon()["aliases"][group]]
 
 
-def kind_named(name: str, kind: str | None) -> str:
+def kind_named(name: str, kind: str | None, text: str = "") -> str:
     """The name of its alias group that says its kind, when `name` does not ('Rome' read as an empire is the
-    'Roman Empire': 'When was Rome founded?' asks about the city)."""
+    'Roman Empire': 'When was Rome founded?' asks about the city); else the name with its kind noun when the
+    text writes them so ('Ming wall': 'the length of Ming' is no question)."""
     if not kind or kind in content_stems(name):
         return name
-    return next((a for a in aliases_of(name) if kind in content_stems(a)), name)
+    alias = next((a for a in aliases_of(name) if kind in content_stems(a)), None)
+    if alias:
+        return alias
+    m = re.search(rf"\b{re.escape(name)}\s+({re.escape(kind)})\b", text, re.I) if text else None
+    return f"{name} {m.group(1).lower()}" if m and name.lower() not in kind_lexicon() else name
 
 
 def says(text: str, name: str) -> bool:
