@@ -264,3 +264,20 @@ def test_no_generic_phrase_beside_a_name_that_says_which():
     out = list(PassageTwins().generate(_ctx(moon, 1)))
     assert not [o for o in out if isinstance(o, Record)]
     assert any("stands beside another name" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped():
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    def conv(answer):
+        return _conv("byz", [
+            Turn("user", "Tell me about the Byzantine Empire.", rewrite="Tell me about the Byzantine Empire."),
+            Turn("assistant", answer),
+            Turn("user", "able conquer?", [Passage("b1", "The Byzantine Empire fought many wars.", "Byzantine Empire", True)],
+                 rewrite="Was the Byzantine Empire able to conquer Israel?"),
+        ])
+    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled from Constantinople."), 2)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert any("drops 'israel'" in o.reason for o in out if isinstance(o, Rejection))
+    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled Israel for centuries."), 2)))
+    assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]

@@ -20,7 +20,7 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "6"
+    version = "7"
     default_rate = 0.5
     describe = ("Two keywords of the standalone rewrite without its key entity ('annual fee?'), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
@@ -49,8 +49,14 @@ class FragmentTwins:
             yield ctx.reject(method, "a one-word fragment is no resolved follow-up", fragment)
         elif own:
             where = resolving_turn(own, entity.text)
+            said = tx.content_stems("\n".join(h["content"] for h in own))
+            # 'able conquer?' for 'Was the Byzantine Empire able to conquer Israel?' after a talk that never
+            # names Israel: the history settles the entity, not what else the fragment dropped.
+            dropped = sorted(_things(ctx.standalone) - tx.content_stems(fragment) - said)
             if where is None:
                 yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
+            elif dropped:
+                yield ctx.reject(method, f"the fragment drops '{dropped[0]}', which the history does not say", fragment)
             else:
                 yield resolved_by_history(ctx, fragment, where, entity.text, ctx.standalone, pair, method, version)
         if rng.random() >= self.positive_share:
@@ -79,3 +85,11 @@ class FragmentTwins:
             pair_id=pair,
             provenance=ctx.provenance(method, version, history_source={"conversation_id": "", "turns": 0}),
         )
+
+
+def _things(text: str) -> set[str]:
+    """The names and kind nouns of a question (what a fragment may leave to the history), not its other words."""
+    ws = tx.words(text)
+    return {tx.stem(w) for i, w in enumerate(ws)
+            if (i > 0 and w[:1].isupper() and w.lower() not in tx.stopwords() and not w.startswith("I'"))
+            or tx.singular(w)} - {""}
