@@ -281,3 +281,20 @@ def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped()
     assert any("drops 'israel'" in o.reason for o in out if isinstance(o, Rejection))
     out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled Israel for centuries."), 2)))
     assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+
+
+def test_passage_twins_hard_negative_needs_the_turns_own_history():
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    river = [Passage("r1", "The Penobscot River is 109 miles long.", "Penobscot River", True)]
+    first = _conv("river", [Turn("user", "How long is the Penobscot River?", river, rewrite="How long is the Penobscot River?")])
+    out = list(PassageTwins().generate(_ctx(first, 1)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("no history" in o.reason for o in out if isinstance(o, Rejection))
+    later = _conv("river2", [
+        Turn("user", "Tell me about the Penobscot River.", rewrite="Tell me about the Penobscot River."),
+        Turn("assistant", "The Penobscot River flows through Maine."),
+        Turn("user", "How long is it?", river, rewrite="How long is the Penobscot River?"),
+    ])
+    negatives = [o for o in PassageTwins().generate(_ctx(later, 2)) if isinstance(o, Record) and not o.needs_clarification]
+    assert negatives and all(r.history and r.setting == "post_retrieval" for r in negatives)

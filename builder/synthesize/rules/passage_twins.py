@@ -21,13 +21,10 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "8"
-    describe = ("The standalone rewrite made generic, with the turn's own relevant passages (a hard negative the "
-                "documents resolve) or with those plus passages of the block about another entity that answer the "
+    version = "9"
+    describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
+                "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
-
-    def __init__(self, both_share: float = 0.3) -> None:
-        self.both_share = both_share  # share of later turns whose hard negative is also asked in a fresh chat
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
@@ -50,10 +47,11 @@ class PassageTwins:
             "referent": entity.text,
             "resolved_query": ctx.standalone,
         }
-        # The passages settle the generic words, with the turn's own history before them or (a share of turns, and
-        # every first turn) without one.
-        both = ctx.history and rng.random() < self.both_share
-        for history in ([[], ctx.history] if both else [ctx.history]):
+        # The passages settle the generic words only with the turn's own history before them: with no history, one
+        # thing in passages found for the named question says nothing of what the vague one meant.
+        if not ctx.history:
+            yield ctx.reject(method, "no history: the passages alone do not say what the generic words meant", generic)
+        for history in [ctx.history] if ctx.history else []:
             yield Record(
                 domain=ctx.conv.domain,
                 setting="post_retrieval",
