@@ -467,3 +467,9 @@ def test_a_kind_is_read_from_a_common_noun_not_from_the_next_name():
     assert tx.kind_of("Ming", ["Towards the end of the Ming, the Great Wall helped defend the empire."]) is None
     assert tx.kind_of("Juno", ["Juno, the NASA mission to Jupiter, launched in 2011."]) == "mission"
     assert tx.kind_named("Ming", "wall", "The Ming wall was rebuilt in brick.") == "Ming wall"
+
+
+def test_a_product_less_its_makers_name_is_spelled_by_its_acronym():
+    assert tx.same_thing("IBM Cloud VPC", "Virtual Private Cloud")
+    assert not tx.same_thing("IBM Cloud", "Google Cloud")
+    assert not tx.same_thing("IBM Cloud VPC", "Virtual Private Network")

@@ -160,7 +160,8 @@ def pick_pattern_options(ctx: TurnContext, head: str, exclude: str) -> list[str]
     out: list[str] = []
     for name, _, _ in ctx.block_entities:
         if (tx.head_of(name) == head and tx.is_name(tx.clean_name(name), head)
-                and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out):
+                and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out
+                and not any(tx.same_thing(name, o) for o in [exclude, *out])):  # 'Virtual Private Cloud' is 'IBM Cloud VPC'
             out.append(name)
     return out
 

@@ -606,6 +606,9 @@ def same_thing(a: str, b: str) -> bool:
             return True
     if _acronym_of(a, b) or _acronym_of(b, a):
         return True
+    wa, wb = without_brand(a), without_brand(b)
+    if (wa == a) != (wb == b) and (_acronym_of(wa, wb) or _acronym_of(wb, wa)):
+        return True  # 'IBM Cloud VPC' / 'Virtual Private Cloud': the maker's name aside, one spells the other
     sa, sb = content_stems(a), content_stems(b)
     if not sa or not sb:
         return False
