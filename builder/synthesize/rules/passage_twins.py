@@ -51,11 +51,11 @@ class PassageTwins:
         # thing in passages found for the named question says nothing of what the vague one meant.
         if not ctx.history:
             yield ctx.reject(method, "no history: the passages alone do not say what the generic words meant", generic)
-        for history in [ctx.history] if ctx.history else []:
+        else:
             yield Record(
                 domain=ctx.conv.domain,
                 setting="post_retrieval",
-                history=history,
+                history=ctx.history,
                 query=generic,
                 documents=own_docs,
                 needs_clarification=False,
