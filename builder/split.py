@@ -315,12 +315,50 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
             roots = _drop(records, roots, blocks, alive, cut, dropped,
                           f"block severed: joins the two halves of a block of domain '{domain}', "
                           "cut so that the domain reaches every split")
-    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records. Only where
-    # that is attainable: with fewer than 2 / MAX_GROUP_SHARE conversations one conversation alone is that big.
+    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records released. The
+    # near-duplicate drops come after the assignment and shrink the release, so the cap is checked again then.
+    reserve = 0
+    while True:
+        roots = _cap_groups(records, roots, blocks, alive, dropped, seed, max_group_share, reserve)
+        live = [i for i in range(len(records)) if alive[i]]
+        kept = [records[i] for i in live]
+        kept_roots = [roots[i] for i in live]
+        group_keys = sorted(set(kept_roots))
+        group_index = {g: i for i, g in enumerate(group_keys)}
+        problem = _problem(kept, group_keys, group_index, kept_roots,
+                           soft_links(kept, kept_roots, group_index, threshold), ratios, min_stratum)
+        assign = assign_groups(problem, seed, group_keys)
+        splits = {s: [] for s in SPLITS}
+        for r, root in zip(kept, kept_roots):
+            splits[SPLITS[assign[group_index[root]]]].append(r)
+        before = len(dropped)
+        leakage = _drop_crossings(splits, threshold, dropped)
+        released = {r["id"] for rows in splits.values() for r in rows}
+        sizes = Counter(root for r, root in zip(kept, kept_roots) if r["id"] in released)
+        shrink = len(kept) - len(released)
+        if max(sizes.values()) <= max_group_share * len(released) or shrink <= reserve:
+            break
+        reserve = shrink  # cap against what will be released; the crossing drops are redone on the new groups
+        del dropped[before:]
+    for s in SPLITS:
+        splits[s].sort(key=lambda r: r["id"])
+    check_split(splits, active, dropped)
+    quality = split_quality(splits, min_stratum)
+    quality["largest_group"] = max(sizes.values())
+    quality["largest_group_share"] = round(max(sizes.values()) / len(released), 4)
+    quality["dropped"] = dict(sorted(Counter(d.reason.split(":")[0] for d in dropped).items()))
+    dropped.sort(key=lambda d: d.id)
+    return SplitResult(splits, len(group_keys), leakage, dropped, quality)
+
+
+def _cap_groups(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], alive: list[bool],
+                dropped: list[SplitDrop], seed: int, max_group_share: float, reserve: int) -> list[str]:
+    """Sever every group over `max_group_share` of the live records less `reserve`, where attainable: with fewer
+    than 2 / max_group_share conversations one conversation alone is that big."""
     n_conversations = len({c for r in records for c in conversations_of(r)})
     while n_conversations * max_group_share >= 2:
         sizes = Counter(roots[i] for i in range(len(records)) if alive[i])
-        limit = max_group_share * sum(sizes.values())  # of the records kept, as a reader of the release counts
+        limit = max_group_share * (sum(sizes.values()) - reserve)
         big = sorted((g for g, n in sizes.items() if n > limit), key=lambda g: (-sizes[g], g))
         cut = next((c for g in big if (c := _sever(records, roots, blocks, {g}, seed, alive)) is not None), None)
         if cut is None:
@@ -328,29 +366,7 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
         roots = _drop(records, roots, blocks, alive, cut, dropped,
                       f"block severed: joins the two halves of a block over {max_group_share:.0%} of the records, "
                       "cut so that no group skews a split")
-
-    live = [i for i in range(len(records)) if alive[i]]
-    kept = [records[i] for i in live]
-    roots = [roots[i] for i in live]
-    group_keys = sorted(set(roots))
-    group_index = {g: i for i, g in enumerate(group_keys)}
-    problem = _problem(kept, group_keys, group_index, roots, soft_links(kept, roots, group_index, threshold),
-                       ratios, min_stratum)
-    assign = assign_groups(problem, seed, group_keys)
-    splits = {s: [] for s in SPLITS}
-    for r, root in zip(kept, roots):
-        splits[SPLITS[assign[group_index[root]]]].append(r)
-    leakage = _drop_crossings(splits, threshold, dropped)
-    for s in SPLITS:
-        splits[s].sort(key=lambda r: r["id"])
-    check_split(splits, active, dropped)
-    sizes = Counter(roots)
-    quality = split_quality(splits, min_stratum)
-    quality["largest_group"] = max(sizes.values())
-    quality["largest_group_share"] = round(max(sizes.values()) / len(kept), 4)
-    quality["dropped"] = dict(sorted(Counter(d.reason.split(":")[0] for d in dropped).items()))
-    dropped.sort(key=lambda d: d.id)
-    return SplitResult(splits, len(group_keys), leakage, dropped, quality)
+    return roots
 
 
 def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,

@@ -298,3 +298,18 @@ def test_passage_twins_hard_negative_needs_the_turns_own_history():
     ])
     negatives = [o for o in PassageTwins().generate(_ctx(later, 2)) if isinstance(o, Record) and not o.needs_clarification]
     assert negatives and all(r.history and r.setting == "post_retrieval" for r in negatives)
+
+
+def test_names_do_not_cross_lines_or_start_with_a_sentence_word():
+    # a passage's title line and its first sentence are two texts, not one name
+    assert tx.names_in("1996\nThe Defense of Marriage Act was passed.") == ["Defense of Marriage Act"]
+    # 'Understanding' opens a sentence: no name, and it takes no noun with it
+    assert tx.names_in("Prices change. Understanding bond prices helps.") == []
+    # a gerund-looking name the text capitalizes mid-sentence stays a name
+    assert tx.names_in("Towards the end of the Ming, the wall grew.") == ["Ming"]
+
+
+def test_a_name_of_no_kind_takes_the_kind_noun_after_it():
+    text = "It offers a no-cost Trial plan, Standard Next plan, and more."
+    assert tx.named_of_kind(text, "plan") == ["Trial plan", "Standard Next plan"]
+    assert tx.names_in("The Penobscot River valley is green.") == ["Penobscot River"]  # it has its own kind

@@ -116,7 +116,7 @@ def kind_word(head: str) -> str:
 
 
 _CAP_SPAN = re.compile(
-    r"(?:(?:[A-Z][A-Za-z0-9'’&\-]*|[A-Z0-9]{2,}[a-z]?)(?:\s+(?:of|the|and|for|de|du|la|&)\s+|\s+)?)+"
+    r"(?:(?:[A-Z][A-Za-z0-9'’&\-]*|[A-Z0-9]{2,}[a-z]?)(?:[ \t]+(?:of|the|and|for|de|du|la|&)[ \t]+|[ \t]+)?)+"
 )
 
 
@@ -142,12 +142,15 @@ def entities(text: str) -> list[Entity]:
             toks = words(span)
         if not toks:
             continue
-        # 'my FICO score': a capitalized modifier takes the noun it modifies.
-        tail = re.match(r"(\s+[a-z][a-z\-]+)(?=[\s?.,!]|$)", text[start + len(span):])
-        if tail and len(toks) == 1 and all(_nounish(w) for w in tail.group(1).split()):
-            span = span + tail.group(1)
-            toks = words(span)
-        if len(toks) == 1 and start == _first_word_start(text):
+        # 'my FICO score': a capitalized modifier takes the noun it modifies; a name of no kind takes the kind
+        # noun after it ('Standard Next plan'). 'Understanding bond prices' opens a sentence: no name.
+        tail = re.match(r"([ \t]+[a-z][a-z\-]+)(?=[\s?.,!]|$)", text[start + len(span):])
+        if tail and all(_nounish(w) for w in tail.group(1).split()) and not _sentence_word(text, start, toks):
+            noun = tail.group(1).strip()
+            if len(toks) == 1 or (head_of(toks[-1]) is None and singular(noun) in lexicon()["heads"]):
+                span = span + tail.group(1)
+                toks = words(span)
+        if len(toks) == 1 and (start == _first_word_start(text) or _sentence_word(text, start, toks)):
             continue
         if len(toks) == 1 and toks[0].lower() in stopwords():
             continue
@@ -155,6 +158,18 @@ def entities(text: str) -> list[Entity]:
             continue
         found.append(Entity(text=span, head=head_of(span), start=start, end=start + len(span)))
     return found
+
+
+def _sentence_word(text: str, start: int, toks: list[str]) -> bool:
+    """A lone word capitalized only because it opens a sentence: a word the text also writes in lower case, an
+    adverb ('Generally'), or a gerund ('Understanding bond prices') the text never capitalizes mid-sentence
+    (as it does 'the Ming')."""
+    if len(toks) != 1 or not re.search(r"(?:^|[.!?:]\s+|\n\s*)$", text[:start]):
+        return False
+    word, low = toks[0], toks[0].lower()
+    if low.endswith("ly") or re.search(r"(?<![\w-])" + re.escape(low) + r"(?![\w-])", text):
+        return True
+    return low.endswith("ing") and not re.search(r"[\w,;][ \t]+" + re.escape(word) + r"(?![\w-])", text)
 
 
 def _first_word_start(text: str) -> int:
