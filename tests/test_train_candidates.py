@@ -63,3 +63,12 @@ def test_passage_titles_of_the_kind_count_the_things_retrieved():
     assert {"kind_phrase", "kind_titles_documents_2plus"} <= _on(rec)
     one = _record("When was the famous basketball player born?", [], docs[1:])
     assert "kind_titles_documents_1" in _on(one)
+
+
+def test_a_name_said_short_and_long_is_one_candidate():
+    from builder.train.candidates import named
+
+    assert named("Europa Clipper is a mission. The Clipper mission flies by Europa.", "mission") == ("Europa Clipper",)
+    assert named("The Great Wall of China is long. The Great Wall is old.", "wall") == ("Great Wall of China",)
+    assert named("The Lite plan and the Standard plan.", "plan") == ("Lite plan", "Standard plan")
+    assert len(named("an IRA or a Roth IRA account", "account")) == 2  # an acronym names the family

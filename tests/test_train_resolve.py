@@ -108,3 +108,15 @@ def test_pronoun_antecedent_candidates_in_the_last_user_turn():
     # no pronoun: the buckets stay empty
     assert f(rec("How does the planner help?", ["what does the query planner do"]),
              "pronoun_last_user_candidates_1") == 0
+
+
+def test_a_demonstrative_subject_is_no_kind_phrase():
+    from builder.train.resolve import referring_expressions
+
+    for query in ("Does this mean that my computer is safe?", "Is this intended for professionals?",
+                  "that sounds not hard. Which brand is best?"):
+        refs = referring_expressions(query)
+        assert refs and refs[0].kind == "pronoun" and refs[0].head is None, query
+    for query, head in (("Does this plan include domains?", "plan"), ("How wealthy is this county of California?", "county"),
+                        ("Is this clinic open?", "clinic")):
+        assert referring_expressions(query)[0].head == head, query

@@ -69,13 +69,30 @@ def titles_of_kind(documents: list[dict[str, Any]], kind: str) -> int:
     return len(titles)
 
 
+def _part_of(a: str, b: str, kind: str) -> bool:
+    """One of two names of a kind, less the kind noun and the maker's name, is part of the other: one thing
+    said short and long ('Clipper mission' / 'Europa Clipper', 'Great Wall' / 'Great Wall of China')."""
+    def core(name: str) -> set[str]:
+        return tx.content_stems(tx.without_brand(name)) - {tx.stem(kind)}
+
+    ca, cb = core(a), core(b)
+    short = a if len(ca) <= len(cb) else b
+    if tx.without_brand(short).isupper():
+        return False  # 'IRA' / 'Roth IRA': an acronym names the family, the longer name one member of it
+    return bool(ca) and bool(cb) and (ca <= cb or cb <= ca)
+
+
 @lru_cache(maxsize=1 << 15)
 def named(text: str, kind: str) -> tuple[str, ...]:
     """Distinct things of `kind` a text names: capitalised names of that kind, and the kind lexicon's names
-    it says in any case ('soccer' of sport), aliases as one."""
-    found = list(tx.named_of_kind(text, kind, [text]))
+    it says in any case ('soccer' of sport), aliases and short forms as one."""
+    found: list[str] = []
+    for name in tx.named_of_kind(text, kind, [text]):
+        if not any(_part_of(name, o, kind) for o in found):
+            found.append(name)
     for name in tx.lexicon_names().get(kind, []):
-        if len(name) > 2 and tx.says(text, name) and not any(tx.same_thing(name, o) for o in found):
+        if len(name) > 2 and tx.says(text, name) and not any(
+                tx.same_thing(name, o) or _part_of(name, o, kind) for o in found):
             found.append(name)
     return tuple(found)
 

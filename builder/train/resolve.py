@@ -115,6 +115,24 @@ def _that_is_determiner(low: list[str], i: int) -> bool:
     return prev in e["prepositions"] or prev in e["auxiliaries"] or prev in e["wh"] or prev in ("about", "on")
 
 
+_CLAUSE_OPENERS = frozenset(["", "?", "that", "the", "a", "an", "my", "your", "our", "their", "it", "i", "we", "you",
+                             "me", "us", "them", "to"])
+
+
+def _subject_demonstrative(low: list[str], i: int) -> bool:
+    """'Is this intended ...', 'Does this mean that ...', 'that sounds hard': the demonstrative stands alone as
+    the subject and the next word is its verb, not a kind noun."""
+    e = english()
+    if low[i] not in ("this", "that") or i + 1 >= len(low):
+        return False
+    nxt, after = low[i + 1], (low[i + 2] if i + 2 < len(low) else "")
+    before = low[i - 1] if i else ""
+    if before in e["auxiliaries"] and (nxt.endswith("ed") or after in _CLAUSE_OPENERS):
+        return True
+    opens = not before or before in e["conjunctions"]  # 'that sounds', 'this means': a verb in -s after it
+    return opens and nxt.endswith("s") and not nxt.endswith(("ss", "us", "is", "ies"))
+
+
 def referring_expressions(query: str) -> list[Ref]:
     e = english()
     toks = tokens(query)
@@ -125,6 +143,8 @@ def referring_expressions(query: str) -> list[Ref]:
         w = low[i]
         if w in e["pronouns"] and not (w == "it" and _expletive_it(toks, i)):
             refs.append(Ref("pronoun", w, None, plural=w in e["plural_pronouns"]))
+        elif w in e["determiners"] and _subject_demonstrative(low, i):
+            refs.append(Ref("pronoun", w, None))
         elif w in e["determiners"] and not (w == "that" and not _that_is_determiner(low, i)):
             span, j = [], i + 1
             while j < len(toks) and len(span) < 5 and _wordlike(toks[j]):
