@@ -41,6 +41,8 @@ def test_a_first_turn_is_asked_again_later_only_after_several_of_its_kind():
     for r in out:
         assert "Causeway" not in r.query and r.query.endswith("clinic offer mental health services?")
         assert any("Jamaica Plain VA Clinic" in i for i in r.interpretations)
+        # the turn's own exchange, where the user asked it with the name, is not in the history
+        assert [h["content"] for h in r.history][:1] == ["Are there other clinics nearby?"]
 
 
 def test_spread_keeps_the_ends_and_spaces_the_rest():

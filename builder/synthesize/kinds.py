@@ -355,11 +355,13 @@ def own_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
 
 def later_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
     """Prefixes of the turn's own conversation that go past the turn (up to the whole conversation), longest
-    first: the user comes back to the question later, after the talk has named other things of its kind."""
+    first: the user comes back to the question later, after the talk has named other things of its kind. The
+    turn's own exchange is left out: there the user asked it with the name, which would settle the kind phrase."""
     turns = ctx.conv.turns
     cuts = [i for i in ctx.conv.user_turn_indices() if i > ctx.index] + [len(turns)]
-    return [(cut, history_of(ctx.conv, cut)) for cut in sorted(set(cuts), reverse=True)
-            if turns[cut - 1].role != "user"]
+    own = {ctx.index, ctx.index + 1}
+    return [(cut, [h for i, h in enumerate(history_of(ctx.conv, cut)) if i not in own])
+            for cut in sorted(set(cuts), reverse=True) if turns[cut - 1].role != "user"]
 
 
 _PLURAL_PRONOUNS = frozenset({"they", "them", "their"})
