@@ -313,3 +313,15 @@ def test_a_name_of_no_kind_takes_the_kind_noun_after_it():
     text = "It offers a no-cost Trial plan, Standard Next plan, and more."
     assert tx.named_of_kind(text, "plan") == ["Trial plan", "Standard Next plan"]
     assert tx.names_in("The Penobscot River valley is green.") == ["Penobscot River"]  # it has its own kind
+
+
+def test_entity_twins_no_kind_twin_after_an_exchange_naming_another_of_the_kind():
+    accounts = _conv("accounts", [
+        Turn("user", "don't know if I go with IRA or 401K...", rewrite="Should I go with an IRA or a 401K account?"),
+        Turn("assistant", "A 401K account or an IRA account is a retirement account; a 401K has higher limits."),
+        Turn("user", "How much can I accumulate in it?", [Passage("k", "A 401K account has a yearly limit.", "401K", True)],
+             rewrite="How much can I accumulate in a 401K account?"),
+    ])
+    out = list(entity_twins(_ctx(accounts, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("the last exchange names another account: IRA" in o.reason for o in out if isinstance(o, Rejection))

@@ -23,13 +23,20 @@ def _other_names_last(history: list[dict[str, str]], name: str) -> list[str]:
             and tx.kind_of(n) == tx.kind_of(name)]
 
 
+def _kind_rivals_last(history: list[dict[str, str]], name: str, kind: str) -> list[str]:
+    """Other things of `kind` that the history's last exchange names: the generic phrase is open there."""
+    last = "\n".join(h["content"] for h in history[-2:])
+    return [n for n in tx.named_of_kind(last, kind, [last])
+            if not tx.same_thing(n, name) and not tx.mentions(name, n) and not tx.mentions(n, name)]
+
+
 @register
 class EntityTwins:
     """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "7"
+    version = "8"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block; a hard negative after the turn's own history that names the entity.")
@@ -101,6 +108,10 @@ class EntityTwins:
             yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
         elif rivals and entity.head:
             yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
+        elif entity.head and _kind_rivals_last(own, entity.text, entity.head):
+            # 'How much can I accumulate in the account?' after "don't know if I go with IRA or 401K...".
+            yield ctx.reject(method, f"the last exchange names another {entity.head}: "
+                                     f"{_kind_rivals_last(own, entity.text, entity.head)[0]}", generic)
         elif not entity.head and _other_names_last(own, entity.text):
             # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
             yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': "
