@@ -325,3 +325,17 @@ def test_entity_twins_no_kind_twin_after_an_exchange_naming_another_of_the_kind(
     out = list(entity_twins(_ctx(accounts, 2)))
     assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
     assert any("the last exchange names another account: IRA" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_a_referent_is_a_thing_not_a_verb():
+    assert tx.added_referent("When was it found?", "When was the Byzantine Empire founded?") == "Byzantine Empire"
+    assert tx.added_referent("Oops, no return result...", "Will there be a return result using this SDK?") == "SDK"
+    assert tx.added_referent("Is there a cure for HIV?", "Is there a cure available for HIV?") is None
+    cure = _conv("cure", [
+        Turn("user", "What is HIV?", rewrite="What is HIV?"),
+        Turn("assistant", "HIV is a virus that attacks the immune system."),
+        Turn("user", "Is there a cure for HIV?", rewrite="Is there a cure available for HIV?"),
+    ])
+    out = [o for o in followup_twins(_ctx(cure, 2)) if isinstance(o, Record)]
+    # the rewrite adds only a verb: the human question is clear as it stands, with no resolution to point at
+    assert out and all(not r.needs_clarification and r.category == "clear" and r.resolution is None for r in out)

@@ -188,11 +188,12 @@ def mentions_any(text: str, phrase: str) -> bool:
     return bool(need & content_stems(text))
 
 
-def added_referent(original: str, rewrite: str) -> str | None:
+def added_referent(original: str, rewrite: str, things_only: bool = True) -> str | None:
     """The phrase the standalone rewrite adds to the original turn: what the turn left implicit.
 
     Consecutive rewrite words that are content words absent from the original (bridging small
-    function words) form candidate spans; the longest wins.
+    function words) form candidate spans; the longest wins. With `things_only`, a span is a thing, not a
+    verb ('Byzantine Empire founded' -> 'Byzantine Empire'; 'using' alone is none).
     """
     orig = content_stems(original)
     toks = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(rewrite)]
@@ -221,8 +222,26 @@ def added_referent(original: str, rewrite: str) -> str | None:
     close()
     if not spans:
         return None
-    best = max(spans, key=lambda s: (s[0], -s[1]))
-    return rewrite[best[1] : best[2]].strip(" ,.?!")
+    for _, start, end in sorted(spans, key=lambda s: (-s[0], s[1])):  # the longest first, then the earliest
+        phrase = rewrite[start:end].strip(" ,.?!")
+        phrase = _trim_verbs(phrase) if things_only else phrase
+        if phrase:
+            return phrase
+    return None
+
+
+def _verb_form(low: str) -> bool:
+    return low in lexicon()["verbs"] or low in _PARTICIPLES or len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
+
+
+def _trim_verbs(span: str) -> str:
+    """A referent is a thing: 'Byzantine Empire founded' -> 'Byzantine Empire'; a lone 'using' is none."""
+    toks = span.split()
+    while toks and toks[-1].islower() and _verb_form(toks[-1].lower()):
+        toks.pop()
+    if len(toks) == 1 and toks[0].islower() and toks[0].endswith("ing"):
+        return ""
+    return " ".join(toks).rstrip(" ,")
 
 
 def replace_phrase(text: str, phrase: str, replacement: str) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from builder.record import Record
+from builder.record import Record, clear_target
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
@@ -36,7 +36,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "7"
+    version = "8"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent. For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
@@ -71,6 +71,11 @@ class FollowupTwins:
             return
         history = ctx.history
         span = tx.added_referent(ctx.query, ctx.rewrite)
+        if not span and history and tx.added_referent(ctx.query, ctx.rewrite, things_only=False):
+            # 'Is there a cure for HIV?' -> '... available for HIV?': the rewrite adds only a verb, no thing the
+            # history would settle; the human question is clear as it stands.
+            yield clear_followup(ctx, method, version)
+            return
         if not span:
             yield ctx.reject(method, "standalone: the rewrite adds nothing to the turn")
             return
@@ -163,3 +168,19 @@ class FollowupTwins:
             pair_id=pair,
             provenance=ctx.provenance(method=self.name, version=self.version, history_source=source),
         )
+
+
+def clear_followup(ctx: TurnContext, method: str, version: str) -> Record:
+    """The human follow-up after its own history, clear as it stands: a negative with nothing to resolve."""
+    return Record(
+        domain=ctx.conv.domain,
+        setting="pre_retrieval",
+        history=ctx.history,
+        query=ctx.query,
+        documents=[],
+        needs_clarification=False,
+        category="clear",
+        interpretations=[ctx.query],
+        target=clear_target(),
+        provenance=ctx.provenance(method, version),
+    )
