@@ -339,3 +339,16 @@ def test_a_referent_is_a_thing_not_a_verb():
     out = [o for o in followup_twins(_ctx(cure, 2)) if isinstance(o, Record)]
     # the rewrite adds only a verb: the human question is clear as it stands, with no resolution to point at
     assert out and all(not r.needs_clarification and r.category == "clear" and r.resolution is None for r in out)
+
+
+def test_no_pronoun_after_the_kind_noun_before_a_name():
+    from builder.synthesize.generic import generalize
+
+    probe = _conv("probe", [
+        Turn("user", "Which probes went to Jupiter?", rewrite="Which probes went to Jupiter?"),
+        Turn("assistant", "Galileo orbited Jupiter."),
+        Turn("user", "What did it find?", [Passage("g", "Galileo found water under Europa's ice.", "Galileo", True)],
+             rewrite="What are the major discoveries made by the spacecraft Galileo?"),
+    ])
+    got = generalize(_ctx(probe, 2), "test")
+    assert isinstance(got, Rejection) and "a pronoun there is ungrammatical" in got.reason  # not 'the spacecraft it'

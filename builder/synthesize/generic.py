@@ -44,6 +44,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)
     elif tx.modifies_noun(ctx.standalone, entity):
         return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
+    elif re.search(r"(?i)\b(?:the|this|that|a|an)\s+[a-z][a-z-]+\s+$", ctx.standalone[: entity.start]):
+        # 'made by the spacecraft Galileo': a pronoun after the kind noun is ungrammatical ('the spacecraft it').
+        return ctx.reject(method, f"a noun stands before '{entity.text}'; a pronoun there is ungrammatical", ctx.standalone)
     else:
         generic, category = tx.pronoun_for(ctx.standalone, entity), "unresolved_reference"
     query = tx.replace_entity(ctx.standalone, entity, generic)

@@ -21,7 +21,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "9"
+    version = "10"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -148,6 +148,9 @@ def _aspect_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], part
                 continue
             if not tx.mentions_any(p.title + "\n" + p.text, name):
                 continue
+            kind = tx.kind_of(name, [p.title + "\n" + p.text])
+            if got.entity.head and kind and kind != got.entity.head:
+                continue  # 'the mountains in North Carolina' are not read as the American Revolution
             scored.append((-overlap, name, p.id, p, other))
     scored.sort(key=lambda x: (x[0], x[1], x[2]))
     out: list[Rival] = []
