@@ -473,3 +473,16 @@ def test_a_product_less_its_makers_name_is_spelled_by_its_acronym():
     assert tx.same_thing("IBM Cloud VPC", "Virtual Private Cloud")
     assert not tx.same_thing("IBM Cloud", "Google Cloud")
     assert not tx.same_thing("IBM Cloud VPC", "Virtual Private Network")
+
+
+def test_topic_switch_history_never_says_the_kind_word():
+    # The donor names no clinic, but says 'clinic': 'this clinic' may point back there, so it is no topic switch.
+    said = Conversation("said", "govt", [
+        Turn("user", "When are federal taxes due?"), Turn("assistant", "Usually on April 15; a free tax clinic can help."),
+        Turn("user", "Can I get an extension?"), Turn("assistant", "Yes, by filing Form 4868."),
+        Turn("user", "thanks"),
+    ])
+    names = {"clinic": ["Causeway VA Clinic", "Jamaica Plain VA Clinic"]}
+    out = list(KindSwitch(histories=2, empty_share=0.0).generate(_ctx(ONE_CLINIC, 2, [said], names)))
+    assert not _records(out)
+    assert any("no block-mate history" in r.reason for r in out if isinstance(r, Rejection))

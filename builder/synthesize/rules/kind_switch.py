@@ -16,7 +16,7 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "5"
+    version = "6"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
@@ -53,9 +53,11 @@ class KindSwitch:
         known = kd.known_names(ctx, ref.kind)
 
         def resolves(text: str) -> bool:
+            # A history that says the kind word at all ('your provisioned instance of Key Protect') is no switch
+            # away from it: 'the instance' may point back there.
             history = [{"role": "user", "content": text}]
-            return (bool(kd.candidates(history, ref, [])) or kd.mentions_referent(history, ref, names)
-                    or bool(kd.known_said(history, known)))
+            return (ref.kind in tx.content_stems(text) or bool(kd.candidates(history, ref, []))
+                    or kd.mentions_referent(history, ref, names) or bool(kd.known_said(history, known)))
 
         if len(names) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
