@@ -486,3 +486,11 @@ def test_topic_switch_history_never_says_the_kind_word():
     out = list(KindSwitch(histories=2, empty_share=0.0).generate(_ctx(ONE_CLINIC, 2, [said], names)))
     assert not _records(out)
     assert any("no block-mate history" in r.reason for r in out if isinstance(r, Rejection))
+
+
+def test_a_card_is_no_reading_of_an_account():
+    from builder.synthesize import text as tx
+
+    # 'How do I choose a credit card?' read as 'How do I choose an IRA?' changes the question (read 15, 16)
+    assert "card" not in tx.kin_of("account") and "account" not in tx.kin_of("card")
+    assert "plan" in tx.kin_of("account")
