@@ -72,3 +72,9 @@ def test_a_name_said_short_and_long_is_one_candidate():
     assert named("The Great Wall of China is long. The Great Wall is old.", "wall") == ("Great Wall of China",)
     assert named("The Lite plan and the Standard plan.", "plan") == ("Lite plan", "Standard plan")
     assert len(named("an IRA or a Roth IRA account", "account")) == 2  # an acronym names the family
+
+
+def test_a_measure_or_a_sort_is_no_kind_phrase():
+    assert query_kind("Does the lender make money in this kind of transaction?") is None
+    assert query_kind("Is this huge amount of data useful?") is None
+    assert query_kind("Are these clinics available 24/7 for emergencies?") == "clinic"  # '7' is no noun

@@ -42,10 +42,15 @@ def _bucket(n: int | None) -> list[float]:
     return [0.0] * 3 if n is None else [float(n == 0), float(n == 1), float(n >= 2)]
 
 
+# 'this kind of transaction', 'this huge amount of data': a measure or a sort, not a thing to single out.
+_NO_KIND = frozenset("kind sort amount number lot bit couple".split())
+
+
 def query_kind(query: str) -> str | None:
     """The kind noun of the query's open kind phrase ('this outpatient clinic' -> clinic, 'the famous basketball
     player' -> player, 'the SDK' -> sdk): a kind the lexicon knows first, else a demonstrative's noun."""
-    refs = referring_expressions(query)
+    refs = [r for r in referring_expressions(query)
+            if not (r.head and (r.head in _NO_KIND or not r.head.isalpha()))]  # '24/7' is no noun
     for ref in refs:
         known = tx.singular(ref.head) if ref.head else None
         acronym = ref.named and not ref.modifiers  # 'the SDK': an upper-case kind noun, not a name

@@ -108,10 +108,9 @@ class EntityTwins:
             yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", generic)
         elif rivals and entity.head:
             yield ctx.reject(method, f"own history names another {entity.head}: {rivals[0]}", generic)
-        elif entity.head and _kind_rivals_last(own, entity.text, entity.head):
+        elif entity.head and (others := _kind_rivals_last(own, entity.text, entity.head)):
             # 'How much can I accumulate in the account?' after "don't know if I go with IRA or 401K...".
-            yield ctx.reject(method, f"the last exchange names another {entity.head}: "
-                                     f"{_kind_rivals_last(own, entity.text, entity.head)[0]}", generic)
+            yield ctx.reject(method, f"the last exchange names another {entity.head}: {others[0]}", generic)
         elif not entity.head and _other_names_last(own, entity.text):
             # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
             yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': "
