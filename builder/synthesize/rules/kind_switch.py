@@ -20,7 +20,7 @@ class KindSwitch:
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
-                "names nothing of that kind (or onto no history): a topic switch, an underspecified_entity positive "
+                "names nothing of that kind and never says the kind word (or onto no history): a topic switch, an underspecified_entity positive "
                 "whose readings are names of the kind asked about in the block and domain; its clarification asks "
                 "openly ('Which clinic are you referring to?'). No such positive for a kind with a default referent "
                 "('this planet') or a layer kind ('this cloud'). With `fresh_retrieved_share`, that share of the "
