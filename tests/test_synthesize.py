@@ -352,3 +352,22 @@ def test_no_pronoun_after_the_kind_noun_before_a_name():
     ])
     got = generalize(_ctx(probe, 2), "test")
     assert isinstance(got, Rejection) and "a pronoun there is ungrammatical" in got.reason  # not 'the spacecraft it'
+
+
+def test_a_rival_passage_of_another_kind_is_no_reading_of_the_kind_phrase():
+    from builder.synthesize.generic import generalize
+    from builder.synthesize.rules.passage_twins import _aspect_rivals
+
+    mine = [Passage("a", "The Appalachian Mountains run through western North Carolina.", "Appalachian Mountains", True)]
+    asked = _conv("nc", [Turn("user", "What about the mountains?", mine,
+                             rewrite="What can you tell me about the Appalachian Mountains in North Carolina?")])
+    other = _conv("other", [Turn("user", "Tell me about North Carolina.", [
+        Passage("r", "The American Revolution in North Carolina: what historians tell of the war there.", "American Revolution", True),
+        Passage("b", "The Great Smokies: what hikers tell of the peaks in North Carolina.", "Great Smokies", True),
+    ], rewrite="Tell me about North Carolina.")])
+    ctx = _ctx(asked, 1)
+    got = generalize(ctx, "test")
+    assert not isinstance(got, Rejection) and got.entity.head == "mountain"
+    names = [name for name, _, _ in _aspect_rivals(ctx, got, mine, [_ctx(other, 1)])]
+    assert "Great Smokies" in names and "American Revolution" not in names
+    assert tx.same_thing("soccer", "association football")  # one sport, one reading (read 15)
