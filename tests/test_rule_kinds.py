@@ -494,3 +494,16 @@ def test_a_card_is_no_reading_of_an_account():
     # 'How do I choose a credit card?' read as 'How do I choose an IRA?' changes the question (read 15, 16)
     assert "card" not in tx.kin_of("account") and "account" not in tx.kin_of("card")
     assert "plan" in tx.kin_of("account")
+
+
+def test_no_kind_phrase_before_the_plural_noun_a_name_modifies():
+    # 'Can I use that service clusters only in the USA?' (read 17) breaks the question
+    conv = Conversation("k", "ibmcloud", [
+        Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."),
+        Turn("user", "Can I use IBM Cloud Kubernetes Service clusters only in the USA?",
+             rewrite="Can I use IBM Cloud Kubernetes Service clusters only in the USA?"),
+    ])
+    out = list(KindReference().generate(_ctx(conv, 2)))
+    assert not [r for r in _records(out) if "service clusters" in r.query]
+    assert any("modifies the plural noun 'clusters'" in r.reason for r in out if isinstance(r, Rejection))
+    assert any(r.query.endswith("clusters only in that country?") for r in _records(out))  # the other name still works

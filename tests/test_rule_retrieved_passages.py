@@ -85,10 +85,11 @@ def test_two_universities_retrieved_make_a_positive_naming_both_with_facts():
     assert {"yale-1", "harvard-1"} <= set(ids)
     assert sorted(positive.interpretations) == ["When was Harvard University founded?", "When was Yale University founded?"]
     question = positive.target["clarification"]
-    if positive.clarification_pattern != "open":
-        assert "Yale University" in question and "Harvard University" in question
-        # Each option carries a fact its passage states.
-        assert "a private Ivy League research university in New Haven" in question or "a private research university in Cambridge" in question
+    # Two candidates known: the question names both (no open 'Which university do you mean?').
+    assert positive.clarification_pattern == "hedge"
+    assert "Yale University" in question and "Harvard University" in question
+    # Each option carries a fact its passage states.
+    assert "a private Ivy League research university in New Haven" in question or "a private research university in Cambridge" in question
     prov = positive.provenance
     assert prov["retrieval"] == {"method": "bm25s", "k": 5, "query": "When was the university founded?"}
     assert prov["document_sources"] == ["founded"]  # the pool ties no other conversation to this record
@@ -305,3 +306,16 @@ def test_a_history_about_the_referent_resolves_it_even_when_the_passages_cover_o
     assert not negative.needs_clarification and negative.resolution["source"] == "history"
     assert negative.resolution["referent"] == "Yale University" and negative.resolution["turn_index"] in (0, 1)
     assert negative.interpretations == ["When was Yale University founded?"]
+
+
+def test_known_candidates_are_named_in_the_clarification():
+    # 'Which disease do you mean?' over passages naming two diseases (read 17) hides what the passages show
+    import random
+
+    from builder.synthesize.rules.retrieved_passages import Kind, Option, clarification
+
+    two = [Option("Sickle cell disease", "", "a"), Option("Huntington's disease", "", "b")]
+    for seed in range(40):
+        question, pattern = clarification(two, Kind("disease", "diseases"), random.Random(seed))
+        assert pattern == "hedge" and "Sickle cell disease" in question and "Huntington's disease" in question
+    assert clarification(two[:1], Kind("disease", "diseases"), random.Random(0))[1] == "open"

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import yaml
 
-# How often each pattern is picked when it is possible; a list needs 4-8 options, a hedge 2-3.
+from builder.synthesize import text as tx
+
+# How often each pattern is picked when it is possible; a list needs 4-8 options, a hedge 2-3; with two or more
+# options known the question names them (hedge or list), with fewer it asks openly.
 PATTERN_WEIGHTS = {"hedge": 0.45, "list": 0.15, "open": 0.40}
 
 
@@ -23,6 +26,13 @@ def join_options(options: list[str], conj: str = "or") -> str:
     return ", ".join(options[:-1]) + f" {conj} " + options[-1]
 
 
+def named_in(options: list[str], shown: str) -> list[str]:
+    """The options a record shows (its history, its passages); fewer than two: none, so the question asks openly.
+    A clarification never offers names the user never saw ('Lake Tahoe or Crater Lake?' after a talk of trains)."""
+    named = [o for o in options if tx.mentions_any(shown, o)]
+    return named if len(named) >= 2 else []
+
+
 def clarification(kind: str, rng: random.Random, options: list[str] | None = None, **slots: str) -> tuple[str, str]:
     """Pick a pattern available for `kind` and fill one of its templates. Returns (question, pattern)."""
     options = list(options or [])
@@ -34,6 +44,8 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
             continue
         if pattern == "list" and not 4 <= len(options) <= 8:
             continue
+        if pattern == "open" and len(options) >= 2 and possible:
+            continue  # known options are named (the guide's bar 3): 'Which empire do you mean?' hides them
         possible.append(pattern)
     if not possible:
         raise ValueError(f"no clarification pattern fits kind={kind!r} with {len(options)} options")

@@ -29,6 +29,8 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
     if "®" in entity.text or "™" in entity.text:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
+    if tx.defines_type(ctx.standalone, entity):
+        return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
     if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):

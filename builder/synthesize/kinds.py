@@ -50,7 +50,9 @@ class KindQuery:
         s = self.referent.standalone
         before = s[: e.start]
         toks = tx.words(name)
-        if len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
+        if name in tx.lexicon()["definite_names"]:
+            before = tx.with_the(before)  # 'the size of the Sun'
+        elif len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
             before = re.sub(r"(?i)\bthe\s+$", "", before)  # 'the Byzantine Empire' -> 'Rome', not 'the Rome'
         article = re.search(r"(?i)\b(a|an)\s+$", before)
         if article:  # 'an IRA' -> 'a Roth IRA' / '401k accounts'
@@ -155,6 +157,14 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     if modifier and not prev.endswith(("'s", "’s")):
         # 'the US Civil War': a kind phrase after a modifier reads 'the US this war'.
         return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
+    if tx.defines_type(s, e):
+        return ctx.reject(method, f"'{tx.defines_type(s, e)} {e.text}' asks what a type is", s)
+    after = re.match(r"\s+([a-z][a-z\-]+)\b", s[e.end :])
+    if not pronoun and after and tx.modifies_noun(s, e) and tx.singular(after.group(1)) != after.group(1) \
+            and tx.head_of(after.group(1)):
+        # 'IBM Cloud Kubernetes Service clusters' -> 'that service clusters'
+        return ctx.reject(method, f"'{e.text}' modifies the plural noun '{after.group(1)}'; a kind phrase there "
+                                  "breaks the question", s)
     if pronoun:
         if tx.modifies_noun(s, e):
             return ctx.reject(method, f"'{e.text}' modifies a noun; a pronoun there is ungrammatical", s)

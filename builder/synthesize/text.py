@@ -14,7 +14,8 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 @lru_cache(maxsize=1)
 def lexicon() -> dict:
-    return yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
+    # Every entry is a word as written: YAML 1.1 would read 'on' and 'no' as booleans, '529' as a number.
+    return yaml.load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
 
 
 @lru_cache(maxsize=1)
@@ -235,9 +236,11 @@ def _verb_form(low: str) -> bool:
 
 
 def _trim_verbs(span: str) -> str:
-    """A referent is a thing: 'Byzantine Empire founded' -> 'Byzantine Empire'; a lone 'using' is none."""
+    """A referent is a thing: 'Byzantine Empire founded' -> 'Byzantine Empire'; a lone 'using' is none. It
+    ends in a noun, not a preposition, a possessive or an adjective ('taxes on' -> 'taxes', 'legal' is none)."""
     toks = span.split()
-    while toks and toks[-1].islower() and _verb_form(toks[-1].lower()):
+    while toks and toks[-1].islower() and (_verb_form(low := toks[-1].lower()) or low in stopwords()
+                                           or re.search(r"['’]s$|ly$", low) or low in ADJECTIVES):
         toks.pop()
     if len(toks) == 1 and toks[0].islower() and toks[0].endswith("ing"):
         return ""
@@ -306,7 +309,7 @@ def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None
     toks = [s[0] for s in spans]
     stops = stopwords()
     title_stems = [content_stems(t) for t in titles if t]
-    haystack = " ".join(texts).lower()
+    haystack = join_hyphens(" ".join(texts)).lower().replace("-", " ")
     for n in range(min(5, len(toks)), 0, -1):
         for i, j in _ngrams(toks, n):
             words_ = toks[i:j]
@@ -317,7 +320,7 @@ def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None
             if n == 1 and not words_[0][:1].isupper():
                 continue  # a lone lowercase word is too often a verb ('schedule')
             in_title = any(need <= ts for ts in title_stems)
-            in_text = n >= 2 and phrase.lower() in haystack
+            in_text = n >= 2 and phrase.lower().replace("-", " ") in haystack
             if in_title or in_text:
                 return Entity(text=phrase, head=head_of(phrase) if n > 1 else None, start=spans[i][1], end=spans[j - 1][2])
     return None
@@ -337,7 +340,8 @@ def _with_modified_noun(query: str, entity: Entity) -> Entity:
 _NP_OPENERS = frozenset("the a an this that these those its their his her our your my most more least".split())
 # Adjectives the lexicon's verb list also holds: before a name they modify it ('a small claims court').
 ADJECTIVES = frozenset("worse better best good bad new old main big small large different same other possible "
-                       "important common available".split())
+                       "important common available certain legal potential charitable lower higher significant "
+                       "specific annual".split())
 
 
 def lowercase_modifier(text: str, entity: Entity) -> bool:
@@ -374,6 +378,13 @@ def inside_longer_name(query: str, entity: Entity, texts: list[str]) -> str | No
         if any(phrase in t for t in texts) and not all(w.lower() in stopwords() for w in before[-n:]):
             return phrase
     return None
+
+
+def defines_type(query: str, entity: Entity) -> str | None:
+    """'What is a Lite account in IBM Cloud?' asks what a type is: made generic, 'What is the account in IBM
+    Cloud?' asks what an account is. Returns the words before the entity ('What is a')."""
+    m = re.match(r"(?i)\s*(?:what|who)(?:\s+(?:is|are|was|were)|'s)\s+an?\s+$", query[: entity.start])
+    return m.group(0).strip() if m else None
 
 
 def modifies_noun(query: str, entity: Entity) -> bool:
@@ -613,9 +624,17 @@ def is_name(name: str, kind: str | None) -> bool:
     last = toks[-1].lower()
     if kind and last != kind and singular(last) == kind and plural(kind).lower() != kind:
         return False  # 'Southern states', '401k accounts': a group, not one thing to pick
+    capitalized = [t for t in toks if t[:1].isupper()]
+    if capitalized and toks[-1][:1].islower() and all(_demonym(t) for t in capitalized) \
+            and name.lower() not in kind_lexicon():  # 'American football' is a sport's name
+        return False  # 'Indian economy', 'Christian church': a nationality and a common noun
     rest = [t for t in toks if not (kind and singular(t) == kind) and t.lower() not in stopwords()]
     # Something besides the kind noun must be a name: 'Lite plan', '401k plan'; not '300 state'.
     return any(t[:1].isupper() or (t[:1].isdigit() and any(ch.isalpha() for ch in t)) for t in rest)
+
+
+def _demonym(word: str) -> bool:
+    return bool(re.search(r"(?:ian|ean|ese|ish|ican)$", word)) or word in lexicon()["demonyms"]
 
 
 def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
@@ -780,9 +799,22 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or ws[0] in lexicon()["wh_words"] or ws[0] in _SUBJECT_BEFORE or ws[0] in _REQUEST_OPENERS
 
 
+_SPACED_HYPHEN = re.compile(r"(?<=[A-Za-z0-9])[ \t]+-[ \t]+(?=[A-Za-z0-9])")
+
+
+def join_hyphens(text: str) -> str:
+    """Tokenized passages write 'All - Star Game' for 'All-Star Game'."""
+    return _SPACED_HYPHEN.sub("-", text)
+
+
 def _plain(text: str) -> str:
-    """'IBM Cloud® Kubernetes Service' is one name."""
-    return text.replace("®", "").replace("™", "")
+    """'IBM Cloud® Kubernetes Service' is one name; so is 'All - Star Game'."""
+    return join_hyphens(text.replace("®", "").replace("™", ""))
+
+
+def with_the(before: str) -> str:
+    """The words before a name that takes 'the' ('the size of the Sun'), whatever determiner stood there."""
+    return before if re.search(r"(?i)\bthe\s+$", before) else re.sub(r"(?i)\b(?:this|that|an?)\s+$", "", before) + "the "
 
 
 def substitute(text: str, phrase: str, name: str) -> str | None:
@@ -793,7 +825,9 @@ def substitute(text: str, phrase: str, name: str) -> str | None:
         return None
     before = text[: m.start()]
     toks = words(name)
-    if len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
+    if name in lexicon()["definite_names"]:
+        before = with_the(before)
+    elif len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
         before = re.sub(r"(?i)\bthe\s+$", "", before)
     out = before + name + text[m.end() :]
     return out[0].upper() + out[1:]

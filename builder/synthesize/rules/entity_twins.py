@@ -8,7 +8,7 @@ from typing import Iterator
 from builder.record import Record
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.clarify import clarification
+from builder.synthesize.clarify import clarification, named_in
 from builder.synthesize.context import (
     TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
     unrelated_contexts,
@@ -36,10 +36,10 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "8"
+    version = "9"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
-                "asked about in the block; a hard negative after the turn's own history that names the entity.")
+                "asked about in the block (its clarification names them only where the history does, else it asks openly); a hard negative after the turn's own history that names the entity.")
 
     def __init__(self, histories: int = 1) -> None:
         self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
@@ -76,7 +76,7 @@ class EntityTwins:
                 if not options:
                     yield ctx.reject(method, f"no other {entity.head} in the block to read the query with", generic)
                     continue
-                shown = [entity.text] + options[:6]
+                shown = named_in([entity.text] + options[:6], history_text(stitched))
                 rng.shuffle(shown)
                 question, pattern = clarification("entity", rng, options=shown, head=entity.head, heads=tx.plural(entity.head))
                 second = with_referent(got, options[0])

@@ -8,7 +8,7 @@ from builder.record import Record, clear_target
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.clarify import clarification
+from builder.synthesize.clarify import clarification, named_in
 from builder.synthesize.context import (
     TurnContext, checked_retrieved_share, donor_history, history_text, pair_id, referent_in, resolved_by_history,
     resolving_turn, unrelated_contexts, with_retrieval,
@@ -36,12 +36,12 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "8"
+    version = "9"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there). For "
                 "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
-                "positive whose readings are the rewrite with names of the referent's kind from the block. With "
+                "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
                 "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them. "
                 "With `retrieved_share`, that share of the records in their own chat or a fresh one is also asked post-retrieval, with the passages "
@@ -152,7 +152,7 @@ class FollowupTwins:
             category = "missing_parameter"  # no pronoun: the history supplied a detail the query leaves out
         else:
             category = "unresolved_reference"
-        shown = names[: len(readings)]
+        shown = named_in(names[: len(readings)], history_text(stitched))
         rng.shuffle(shown)
         question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(kind), heads=tx.plural(kind))
         return Record(

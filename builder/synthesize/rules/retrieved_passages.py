@@ -123,10 +123,6 @@ def canonical(name: str) -> str:
     return kind_lexicon()[1].get(name, name)
 
 
-# Lexicon names read with an article: 'the United States'.
-_THE = frozenset({"United States", "United Kingdom", "Netherlands", "Philippines", "Czech Republic"})
-
-
 @lru_cache(maxsize=None)
 def _lexicon_pattern(noun: str) -> re.Pattern | None:
     kinds, aliases = kind_lexicon()
@@ -296,7 +292,7 @@ def generalize(
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(_MARKS.sub("", text)) if s.strip()]
+    return [s.strip() for s in _SENTENCE.split(tx.join_hyphens(_MARKS.sub("", text))) if s.strip()]
 
 
 def _title_entity(title: str, first_text: str, noun: str) -> str | None:
@@ -525,8 +521,9 @@ def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[O
 
 
 def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tuple[str, str]:
-    """A hedge (2-3 options), a list (4-8) or an open question, in the human patterns."""
-    possible = ["open"] + (["hedge"] if len(options) >= 2 else []) + (["list"] if 4 <= len(options) <= 8 else [])
+    """A hedge (2-3 options) or a list (4-8) naming the passages' candidates; an open question when fewer than two
+    are known."""
+    possible = (["hedge"] if len(options) >= 2 else ["open"]) + (["list"] if 4 <= len(options) <= 8 else [])
     pattern = rng.choices(possible, weights=[_PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
     template = rng.choice(templates()[pattern])
     if pattern == "list":
@@ -539,7 +536,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
 def reading(generic: Generic, name: str) -> str | None:
     """The generic query with `name` in place of the kind phrase: one complete interpretation."""
     lexicon_name = name in kind_lexicon()[0]
-    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower() and not lexicon_name) or name in _THE) \
+    if ((tx.words(name)[-1].islower() and not lexicon_name) or (generic.article and not name[:1].islower() and not lexicon_name) or name in tx.lexicon()["definite_names"]) \
             and not re.search(r"['’]s\b", name):
         name = "the " + name  # 'the Lite plan', 'the Snake River' where the query said 'the Penobscot River'
     out = tx.replace_phrase(generic.query, generic.kind.phrase, name)
@@ -605,7 +602,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "5"
+    version: ClassVar[str] = "6"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
