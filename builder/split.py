@@ -110,9 +110,10 @@ def _halves(convs: list[str], exhaustive: int = 10) -> list[set[str]]:
 
 
 def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], groups: set[str], seed: int,
-           alive: list[bool]) -> list[int] | None:
+           alive: list[bool], dry_run: bool = False) -> list[int] | None:
     """Cut one of `groups` (multi-conversation groups) in two halves, the one whose cut costs fewest records;
-    returns the records joining the halves (to drop), or None when every group is a single conversation."""
+    returns the records joining the halves (to drop), or None when every group is a single conversation. With
+    `dry_run`, only what the cut would cost: the blocks stay whole."""
     members: dict[str, list[int]] = defaultdict(list)
     for i in range(len(records)):
         if alive[i] and roots[i] in groups:
@@ -129,6 +130,8 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
     if best is None:
         return None
     cut, convs, half = best
+    if dry_run:
+        return cut
     tag = _h(seed, "half", *sorted(half))[:8]
     for c in convs:
         blocks[c] = f"{blocks.get(c, c)}/{tag if c in half else 'rest'}"
@@ -360,13 +363,41 @@ def _cap_groups(records: list[dict[str, Any]], roots: list[str], blocks: dict[st
         sizes = Counter(roots[i] for i in range(len(records)) if alive[i])
         limit = max_group_share * (sum(sizes.values()) - reserve)
         big = sorted((g for g, n in sizes.items() if n > limit), key=lambda g: (-sizes[g], g))
-        cut = next((c for g in big if (c := _sever(records, roots, blocks, {g}, seed, alive)) is not None), None)
-        if cut is None:
+        if not big:
             break
-        roots = _drop(records, roots, blocks, alive, cut, dropped,
-                      f"block severed: joins the two halves of a block over {max_group_share:.0%} of the records, "
-                      "cut so that no group skews a split")
+        g = big[0]
+        # Two ways under the cap: trim the group's most repeated queries, or sever it at a conversation boundary
+        # (dropping the records that join the halves). The one that loses fewer records is taken.
+        trim = _trim(records, roots, alive, g, sizes[g] - int(limit), seed)
+        sever = _sever(records, roots, blocks, {g}, seed, alive, dry_run=True)
+        if sever is not None and (not trim or len(sever) < len(trim)):
+            roots = _drop(records, roots, blocks, alive, _sever(records, roots, blocks, {g}, seed, alive), dropped,
+                          f"block severed: joins the two halves of a block over {max_group_share:.0%} of the records, "
+                          "cut so that no group skews a split")
+        elif trim:
+            roots = _drop(records, roots, blocks, alive, trim, dropped,
+                          f"group trimmed: a variant of a query its group over {max_group_share:.0%} of the records "
+                          "asks most often, dropped so that no group skews a split")
+        else:
+            break
     return roots
+
+
+def _trim(records: list[dict[str, Any]], roots: list[str], alive: list[bool], group: str, excess: int,
+          seed: int) -> list[int]:
+    """`excess` records of `group`, from its most repeated queries first (the same words asked after several
+    histories or over several passage sets): what the group can lose at least cost to its variety."""
+    by_query: dict[str, list[int]] = defaultdict(list)
+    for i in sorted((i for i in range(len(records)) if alive[i] and roots[i] == group),
+                    key=lambda i: _h(seed, "trim", records[i]["id"])):
+        by_query[records[i]["query"].strip().lower()].append(i)
+    out: list[int] = []
+    while len(out) < excess:
+        q = max(by_query, key=lambda q: (len(by_query[q]), q))
+        if len(by_query[q]) < 2:  # a query asked once in its group stays: trimming never removes a question
+            return []
+        out.append(by_query[q].pop())
+    return out
 
 
 def _drop_crossings(splits: dict[str, list[dict[str, Any]]], threshold: float,

@@ -481,3 +481,36 @@ def test_the_group_cap_holds_for_what_is_released_after_the_near_duplicate_drops
     assert result.quality["largest_group"] < 18, "the block was cut"
     assert result.quality["largest_group"] <= cap * len(kept)
     assert len(kept) + len(result.dropped) == len(records)
+
+
+def test_a_group_just_over_the_cap_loses_repeats_of_its_most_asked_query_not_a_block_cut():
+    # 40 single-conversation groups of 6 records and a block of 2 conversations (20 records) whose 6 stitched
+    # records join them: severing it would drop those 6; it is 2 over the cap, and one query is asked 5 times
+    # (after five prefixes of its conversation), so repeats of it go instead.
+    import random
+
+    rng = random.Random(7)
+    words = ["river", "tax", "visa", "loan", "cloud", "lake", "bridge", "pension", "server", "museum"]
+    records, blocks = [], {}
+    for c in range(40):
+        blocks[f"conv{c}"] = f"b{c}"
+        for k in range(6):
+            records.append(_record(c * 10 + k, f"conv{c}", " ".join(rng.sample(words, 5)) + f" {rng.randrange(10**6)}?"))
+    blocks["conv40"] = blocks["conv41"] = "big"
+    for k in range(20):
+        query = "Does the clinic offer mental health services?" if k < 5 else \
+            " ".join(rng.sample(words, 5)) + f" {rng.randrange(10**6)}?"
+        records.append(_record(400 + k, "conv40" if k < 10 else "conv41", query))
+        if 14 <= k:
+            records[-1]["provenance"]["history_source"] = {"conversation_id": "conv40", "turns": 2}
+    cap = 18 / len(records)
+    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks, max_group_share=cap)
+    kept = [r for rows in result.splits.values() for r in rows]
+    # 3 go, not 2: the cap is a share of what is released, which the trim shrinks
+    assert [d.reason.split(":")[0] for d in result.dropped] == ["group trimmed"] * 3
+    gone = {d.id for d in result.dropped}
+    assert {r["query"] for r in records if r["id"] in gone} == {"Does the clinic offer mental health services?"}
+    assert sum(r["query"] == "Does the clinic offer mental health services?" for r in kept) == 2
+    assert all(r["id"] not in gone for r in records if r["provenance"].get("history_source"))  # the stitched stay
+    assert result.quality["largest_group"] <= cap * len(kept) + 1e-9
+    assert len(kept) + len(result.dropped) == len(records)

@@ -437,4 +437,13 @@ def test_a_clarification_names_the_options_when_they_are_known():
 def test_the_lexicon_holds_words_as_written():
     # YAML 1.1 reads 'on' and 'no' as booleans: they were missing from the stopwords ('taxes on' was a referent)
     assert {"on", "no"} <= tx.stopwords()
+    assert tx.kind_of("Carthage") is None  # a package manager in the IBM Cloud docs, not a city there
     assert "529" in tx.kind_lexicon() and tx.added_referent("Investments?", "What about taxes on investments?") == "taxes"
+
+
+def test_a_list_of_names_joined_by_and_names_each():
+    # 'Spain, Italy, Portugal and Greece' offers four countries, not two (read 17)
+    text = "I do not know whether Spain, Italy, Portugal and Greece are still in recession."
+    assert tx.named_of_kind(text, "country") == ["Spain", "Italy", "Portugal", "Greece"]
+    assert tx.names_in("He joined Procter and Gamble in 1990.") == ["Procter and Gamble"]  # one name
+

@@ -642,11 +642,11 @@ def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
     out: list[str] = []
     plain = _plain(text)
     for e in entities(plain):
-        name = clean_name(e.text)
-        if quantified(plain, e) or not is_name(name, kind) or kind_of(name, [text, *describe]) != kind:
+        if quantified(plain, e):
             continue
-        if not any(same_thing(name, o) for o in out):
-            out.append(name)
+        for name in _listed(clean_name(e.text)):
+            if is_name(name, kind) and kind_of(name, [text, *describe]) == kind and not any(same_thing(name, o) for o in out):
+                out.append(name)
     return out
 
 
@@ -774,16 +774,25 @@ def quantified(text: str, entity: Entity) -> bool:
     return bool(before) and before[-1].lower() in _QUANTIFIERS
 
 
+def _listed(name: str) -> list[str]:
+    """'Portugal and Greece' names two things when each part has a kind and the whole has none; 'Health and
+    Human Services' stays one name."""
+    parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", name)]
+    if len(parts) < 2 or kind_of(name) or not all(p and kind_of(p) for p in parts):
+        return [name]
+    return parts
+
+
 def names_in(text: str) -> list[str]:
     """The distinct named things of a text, whatever their kind."""
     out: list[str] = []
     plain = _plain(text)
     for e in entities(plain):
-        name = clean_name(e.text)
         if quantified(plain, e):
             continue
-        if is_name(name, head_of(name)) and not any(same_thing(name, o) for o in out):
-            out.append(name)
+        for name in _listed(clean_name(e.text)):
+            if is_name(name, head_of(name)) and not any(same_thing(name, o) for o in out):
+                out.append(name)
     return out
 
 
