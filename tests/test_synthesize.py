@@ -447,3 +447,8 @@ def test_a_list_of_names_joined_by_and_names_each():
     assert tx.named_of_kind(text, "country") == ["Spain", "Italy", "Portugal", "Greece"]
     assert tx.names_in("He joined Procter and Gamble in 1990.") == ["Procter and Gamble"]  # one name
 
+
+
+def test_a_discourse_word_opening_a_sentence_is_no_name():
+    text = "Credit Karma shows your score. However, lenders use FICO. Therefore, check both."
+    assert tx.names_in(text) == ["Credit Karma", "FICO"]

@@ -148,7 +148,8 @@ def entities(text: str) -> list[Entity]:
         tail = re.match(r"([ \t]+[a-z][a-z\-]+)(?=[\s?.,!]|$)", text[start + len(span):])
         if tail and all(_nounish(w) for w in tail.group(1).split()) and not _sentence_word(text, start, toks):
             noun = tail.group(1).strip()
-            if len(toks) == 1 or (head_of(toks[-1]) is None and singular(noun) in lexicon()["heads"]):
+            # ('Credit Karma shows your score': after a name of two words a plural is its verb)
+            if len(toks) == 1 or (head_of(toks[-1]) is None and singular(noun) in lexicon()["heads"] and singular(noun) == noun):
                 span = span + tail.group(1)
                 toks = words(span)
         if len(toks) == 1 and (start == _first_word_start(text) or _sentence_word(text, start, toks)):
