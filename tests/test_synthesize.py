@@ -452,3 +452,9 @@ def test_a_list_of_names_joined_by_and_names_each():
 def test_a_discourse_word_opening_a_sentence_is_no_name():
     text = "Credit Karma shows your score. However, lenders use FICO. Therefore, check both."
     assert tx.names_in(text) == ["Credit Karma", "FICO"]
+
+
+def test_an_office_titled_general_is_no_general():
+    # 'Office of the general press conference' (read 17) came from 'New York State Attorney General'
+    assert tx.head_of("New York State Attorney General") is None and tx.head_of("Surgeon General") is None
+    assert tx.head_of("Roman general") == "general"

@@ -97,7 +97,10 @@ class Entity:
 
 def head_of(entity: str) -> str | None:
     heads = lexicon()["heads"]
-    for w in reversed(words(entity)):
+    toks = words(entity)
+    if len(toks) > 1 and toks[-1] == "General" and toks[-2][:1].isupper():
+        return None  # 'Attorney General', 'Surgeon General': an office, no general to pick
+    for w in reversed(toks):
         s = stem(w)
         if s in heads:
             return s
