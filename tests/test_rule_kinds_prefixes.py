@@ -83,14 +83,19 @@ def test_a_human_follow_up_in_its_own_or_a_fresh_chat_is_also_asked_over_retriev
     from builder.synthesize.corpus import Corpus
 
     pool = Conversation("pool", "clapnq", [Turn("user", "Which empires were founded long ago?", [
-        Passage("e1", "The Ottoman Empire was founded around 1299.", "Ottoman Empire"),
-        Passage("e2", "The Mongol Empire was founded in 1206.", "Mongol Empire"),
+        Passage("e1", "The Ottoman Empire was founded around 1299: that is its founding date.", "Ottoman Empire"),
+        Passage("e2", "The Mongol Empire was founded in 1206, the founding date of the empire.", "Mongol Empire"),
     ])])
     donor = Conversation("donor", "clapnq", [Turn("user", "How do tides work?"), Turn("assistant", "The Moon pulls the sea."),
                                              Turn("user", "Why twice a day?"), Turn("assistant", "There are two bulges.")])
     names = {"empire": ["Roman Empire", "Ottoman Empire"]}
-    ctx = TurnContext(EMPIRES, 3, EMPIRES.user_turn_indices()[2], 13, "test", [donor], block_names=names,
-                      corpus=Corpus.from_conversations([EMPIRES, pool]))
+    # an ellipsis, not a bare pronoun: after the donor's talk of tides it stays open (a topic switch)
+    asked = Conversation("emp", "clapnq", EMPIRES.turns[:4] + [
+        Turn("user", "What about the founding date?",
+             [Passage("p2", "The Roman Empire is an empire founded in 27 BC.", "Roman Empire", True)],
+             rewrite="What about the founding date of the Roman Empire?")])
+    ctx = TurnContext(asked, 3, asked.user_turn_indices()[2], 13, "test", [donor], block_names=names,
+                      corpus=Corpus.from_conversations([asked, pool]))
     plain = _records(FollowupTwins(rival_prefixes=2).generate(ctx))
     both = _records(FollowupTwins(rival_prefixes=2, retrieved_share=1.0).generate(ctx))
     assert [r.to_dict() for r in both if r.setting == "pre_retrieval"] == [r.to_dict() for r in plain]

@@ -75,6 +75,24 @@ def has_anaphor(text: str) -> str | None:
     return None
 
 
+_PERSONAL = frozenset("it its they them their theirs he him his she her hers".split())
+_DEMONSTRATIVES = frozenset("this that these those".split())
+
+
+def bare_pronoun(text: str) -> str | None:
+    """A pronoun that stands for a thing by itself ('it', 'they', 'that' in 'how is that calculated?'), not a
+    determiner of a kind noun ('that game'). After any history it reads as about what that history is about."""
+    ws = [w.lower() for w in words(text)]
+    for i, w in enumerate(ws):
+        if w in _PERSONAL:
+            return w
+        if w in _DEMONSTRATIVES:
+            nxt = ws[i + 1] if i + 1 < len(ws) else ""
+            if not nxt or not _nounish(nxt):  # 'that is', 'that calculated'; not 'that game'
+                return w
+    return None
+
+
 def is_elliptical(text: str) -> bool:
     low = text.strip().lower()
     return any(low.startswith(o) for o in lexicon()["ellipsis_openers"])

@@ -6,11 +6,12 @@ import re
 from typing import Iterator
 
 from builder.record import Record
+from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification, named_in
 from builder.synthesize.context import (
-    TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
+    NO_HISTORY, TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
     unrelated_contexts,
 )
 from builder.synthesize.generic import generalize, with_referent
@@ -36,10 +37,11 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "9"
+    version = "10"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
-                "asked about in the block (its clarification names them only where the history does, else it asks openly); a hard negative after the turn's own history that names the entity.")
+                "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
+                "the block has none, read with the domain's or the kind lexicon's names, in a fresh chat only; a hard negative after the turn's own history that names the entity.")
 
     def __init__(self, histories: int = 1) -> None:
         self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
@@ -58,14 +60,23 @@ class EntityTwins:
         rng = ctx.rng(method)
         pair = pair_id(ctx, method)
         options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
+        fresh_only = False
+        if entity.head and not options:
+            # None in the block: the domain's names of the kind, then the kind lexicon's, in a fresh chat only
+            # (the topic switches, after a block-mate's history, stay sized to about a quarter).
+            options = [n for n in kd.pool_of_kind(ctx, entity.head) if not tx.same_thing(n, entity.text)
+                       and not tx.same_thing(n, tx.clean_name(entity.text))]
+            fresh_only = bool(options)
 
         def resolves(text: str) -> bool:
             return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
 
         # After an unrelated history and after none: two contexts in which the generic words stay open.
         contexts = unrelated_contexts(ctx, rng, resolves)
+        if fresh_only:
+            contexts = [(h, s) for h, s in contexts if not h] or [([], dict(NO_HISTORY))]
         used = {s["conversation_id"] for _, s in contexts}
-        for _ in range(self.histories - 1):  # more block-mates: same domain, other conversations
+        for _ in range(self.histories - 1 if not fresh_only else 0):  # more block-mates: same domain, other conversations
             history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
             if history and source["conversation_id"] not in used:
                 used.add(source["conversation_id"])

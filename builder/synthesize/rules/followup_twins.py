@@ -36,11 +36,11 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "9"
+    version = "10"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there). For "
-                "a share of turns, the same words after another conversation's history (or none) are a topic-switch "
+                "a share of turns, the same words after another conversation's history (or none; none only, for a bare pronoun, which an unrelated history's topic would settle) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
                 "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them. "
@@ -120,8 +120,14 @@ class FollowupTwins:
         # The same words after an unrelated history (and after none): a topic switch that leaves them open.
         avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
         contexts = unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share)
+        pronoun = tx.bare_pronoun(ctx.query)
+        if pronoun:
+            # 'What is it called outside of the USA?' after a talk of aviation photography asks about that: a bare
+            # pronoun takes the unrelated history's topic. Only the fresh chat leaves it open.
+            yield ctx.reject(method, f"'{pronoun}' after an unrelated history reads as about that history's topic")
+            contexts = [(h, s) for h, s in contexts if not h]
         used = {s["conversation_id"] for _, s in contexts}
-        for _ in range(self.histories - 1):  # more block-mates: same domain, other conversations
+        for _ in range(self.histories - 1 if not pronoun else 0):  # more block-mates: same domain, other conversations
             more, source = donor_history(ctx, rng, empty_share=0.0, avoid=avoid)
             if more and source["conversation_id"] not in used:
                 used.add(source["conversation_id"])
