@@ -477,3 +477,18 @@ def test_entity_twins_read_with_the_domains_names_when_the_block_has_none_in_a_f
     positives = [r for r in out if r.needs_clarification]
     assert positives and all(not r.history for r in positives)  # no topic switch on names from outside the block
     assert positives[0].interpretations == ["Does the Eurail Global Pass cover night trains?", "Does the Interrail Pass cover night trains?"]
+
+
+def test_one_name_typed_two_ways_is_one_reading():
+    assert tx.same_thing("MSL All-Star game", "MLS All-Star Game")  # read 18: the user's misspelling
+    assert not tx.same_thing("Type 1 diabetes", "Type 2 diabetes") and not tx.same_thing("North Carolina", "South Carolina")
+    assert tx.same_thing("COVID-19", "Covid")
+
+
+def test_no_generic_phrase_before_a_name_in_brackets():
+    from builder.synthesize.generic import generalize
+
+    vpc = _conv("vpc", [Turn("user", "What are the benefits of using Virtual Private Cloud (VPC)?",
+                             rewrite="What are the benefits of using Virtual Private Cloud (VPC)?")])
+    got = generalize(_ctx(vpc, 1), "test")  # 'the cloud (VPC)' still names it (read 18)
+    assert isinstance(got, Rejection) and "a name in brackets follows" in got.reason

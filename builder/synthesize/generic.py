@@ -29,6 +29,9 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, "no key entity in the standalone query", ctx.standalone)
     if "®" in entity.text or "™" in entity.text:
         return ctx.reject(method, f"'{entity.text}' is a trademark string", ctx.standalone)
+    if re.match(r"\s*\(", ctx.standalone[entity.end:]):
+        # 'using Virtual Private Cloud (VPC)' -> 'using the cloud (VPC)': the bracket still says which.
+        return ctx.reject(method, f"a name in brackets follows '{entity.text}'", ctx.standalone)
     if tx.defines_type(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):

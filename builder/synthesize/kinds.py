@@ -153,6 +153,8 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     prev = before[-1] if before else ""
     if s[: e.start].rstrip().endswith("(") or s[e.end :].lstrip().startswith(")"):
         return ctx.reject(method, f"'{e.text}' is an aside in brackets", s)
+    if re.match(r"\s*\(", s[e.end :]):
+        return ctx.reject(method, f"a name in brackets follows '{e.text}'", s)  # 'this cloud (VPC)' still says which
     modifier = prev[:1].isupper() and ((prev.isupper() and len(prev) > 1) or prev.lower() not in tx.stopwords())
     if modifier and not prev.endswith(("'s", "’s")):
         # 'the US Civil War': a kind phrase after a modifier reads 'the US this war'.

@@ -679,6 +679,9 @@ def same_thing(a: str, b: str) -> bool:
     if ga is not None or gb is not None:
         if ga == gb:
             return True
+    da, db = re.findall(r"\d+", a), re.findall(r"\d+", b)
+    if da and db and da != db:
+        return False  # 'Type 1 diabetes' / 'Type 2 diabetes', 'Apollo 11' / 'Apollo 12'
     if _acronym_of(a, b) or _acronym_of(b, a):
         return True
     wa, wb = without_brand(a), without_brand(b)
@@ -692,6 +695,8 @@ def same_thing(a: str, b: str) -> bool:
     ka, kb = _alias_key(a), _alias_key(b)
     if len(ka) >= 3 and ka == kb:
         return True
+    if _misspelt(a, b):
+        return True
     if not (sa < sb or sb < sa):
         return False
     short, long_, extra = (a, b, sb - sa) if sa < sb else (b, a, sa - sb)
@@ -699,6 +704,17 @@ def same_thing(a: str, b: str) -> bool:
     kind = kind_of(clean_name(short))
     extra = extra - vendor
     return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+
+
+def _misspelt(a: str, b: str) -> bool:
+    """One name typed two ways ('MSL All-Star game' / 'MLS All-Star Game'): nearly the same letters, the same
+    numbers ('Type 1 diabetes' / 'Type 2 diabetes' are two things)."""
+    from rapidfuzz import fuzz
+
+    la, lb = clean_name(a).lower(), clean_name(b).lower()
+    if min(len(la), len(lb)) < 8 or re.findall(r"\d+", la) != re.findall(r"\d+", lb):
+        return False
+    return fuzz.ratio(la, lb) >= 92
 
 
 def _acronym_of(a: str, b: str) -> bool:
