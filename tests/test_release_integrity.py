@@ -132,7 +132,7 @@ def assert_split_guarantees(release: Path, *, max_group_share: float | None) -> 
         assert group <= max_group_share * len(rows), f"largest group {group} of {len(rows)} records"
     # Records the split dropped are accounted, each with its reason.
     acc = [json.loads(line) for line in (release / "accounting.jsonl").read_text().splitlines()]
-    by_split = [a for a in acc if a["status"] == "rejected" and a.get("reason", "").startswith(("near-duplicate across", "block severed"))]
+    by_split = [a for a in acc if a["status"] == "rejected" and a.get("reason", "").startswith(("near-duplicate across", "block severed", "group trimmed"))]
     assert len(by_split) == manifest["counts"]["dropped_by_split"]
     assert {a["id"] for a in by_split}.isdisjoint(r["id"] for r in rows)
     return {"largest_group": group, "records": len(rows), "max_domain_share_deviation": worst}

@@ -492,3 +492,8 @@ def test_no_generic_phrase_before_a_name_in_brackets():
                              rewrite="What are the benefits of using Virtual Private Cloud (VPC)?")])
     got = generalize(_ctx(vpc, 1), "test")  # 'the cloud (VPC)' still names it (read 18)
     assert isinstance(got, Rejection) and "a name in brackets follows" in got.reason
+
+
+def test_an_attribute_is_no_kind():
+    # 'Could you explain what version is?' (from 'what Spark version is', build of read 18)
+    assert tx.head_of("Spark version") is None
