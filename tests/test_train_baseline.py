@@ -184,3 +184,17 @@ def test_saved_model_carries_the_validation_threshold(hand_release, tmp_path):
     test = load_release(hand_release)["test"]
     probs = predictor.probabilities(test)
     assert [p.needs_clarification for p in predictor.predict(test)] == [bool(p >= meta["threshold"]) for p in probs]
+
+
+def test_candidates_are_chosen_by_how_they_rank_not_by_accuracy_at_one_half(hand_release, tmp_path):
+    from builder.train.baseline import selection_score
+
+    gold = np.array([True, True, False, False])
+    shy = np.array([0.40, 0.35, 0.10, 0.05])  # ranks perfectly, every probability under 0.5
+    bold = np.array([0.90, 0.20, 0.60, 0.10])  # accuracy 0.5 too, ranks worse
+    assert selection_score(gold, shy) == 1.0 > selection_score(gold, bold)
+    assert selection_score(np.array([False, False]), np.array([0.2, 0.7])) == 0.5  # one label: accuracy
+    meta = train_baseline(hand_release, tmp_path / "m", embedder="tfidf", log=lambda _: None)
+    assert meta["selection"]["metric"] == "validation average precision"
+    best = max(meta["selection"]["scores"].values())
+    assert meta["classifier"] == next(n for n, v in meta["selection"]["scores"].items() if v == best)

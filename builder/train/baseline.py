@@ -28,7 +28,7 @@ META_FILE = "metadata.json"
 
 
 def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
-    """The classifiers tried; the one with the best validation accuracy is kept (ties: the first).
+    """The classifiers tried; the one with the best validation average precision is kept (ties: the first).
 
     Columns are [query embedding | similarity | hand features]. The query embedding alone is weak
     (twins share the query and differ in context) and the trees overfit it: in grouped 5-fold CV on
@@ -113,7 +113,7 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     """Train, select on validation, evaluate on test, save. Returns the metadata written.
 
     With `encoder`, a fine-tuned MiniLM cross-encoder (builder.train.encoder) is one more candidate;
-    it is kept only if it beats the scikit-learn models on validation accuracy.
+    it is kept only if it beats the scikit-learn models on validation average precision.
     """
     from threadpoolctl import threadpool_limits
 
@@ -133,22 +133,24 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     emb_dim = sum(n.startswith("emb_query_") for n in names)
     y_train = _labels(train)
 
-    selection = {}
-    best_name, best_model, best_acc = None, None, -1.0
+    selection, accuracy = {}, {}
+    best_name, best_model, best_score = None, None, -1.0
+    # Without a validation split, select on the training split (reported as such).
+    Xs, ys = (X["validation"], _labels(val)) if val else (X["train"], y_train)
+    metric = selection_metric(ys, "validation" if val else "train")
     for name, model in candidates(seed, emb_dim, len(train)).items():
         with threadpool_limits(2):  # the machine has 2 cores; more BLAS threads only contend
             model.fit(X["train"], y_train)
-        # Without a validation split, select on training accuracy (reported as such).
-        Xs, ys = (X["validation"], _labels(val)) if val else (X["train"], y_train)
-        acc = float((model.predict(Xs) == ys).mean())
-        selection[name] = acc
-        log(f"  {name:<14} validation accuracy {acc:.4f}")
-        if acc > best_acc:
-            best_name, best_model, best_acc = name, model, acc
+        probs = model.predict_proba(Xs)[:, list(model.classes_).index(True)]
+        accuracy[name] = float(((probs >= 0.5) == ys).mean())
+        selection[name] = selection_score(ys, probs)
+        log(f"  {name:<22} {metric} {selection[name]:.4f} (accuracy {accuracy[name]:.4f})")
+        if selection[name] > best_score:
+            best_name, best_model, best_score = name, model, selection[name]
     encoder_summary, chosen = None, best_model
     if encoder:
         encoder_summary, chosen, best_name = _encoder_candidate(train, val, Path(out), encoder_settings, encoder_base,
-                                                                best_name, best_model, best_acc, selection, log)
+                                                                best_name, best_model, best_score, selection, log)
 
     def proba(split: str) -> np.ndarray:
         if best_name == ENCODER:
@@ -170,7 +172,7 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         "embedder_note": note,
         "classifier": best_name,
         "threshold": threshold,
-        "selection": {"metric": "validation accuracy" if val else "train accuracy", "scores": selection},
+        "selection": {"metric": metric, "scores": selection, "accuracy": accuracy},
         "features": names,
         "seed": seed,
         "train_seconds": round(seconds, 2),
@@ -188,6 +190,22 @@ ENCODER = "cross-encoder"
 THRESHOLDS = tuple(round(0.1 + 0.05 * i, 2) for i in range(17))  # 0.10 ... 0.90
 
 
+def selection_metric(gold: np.ndarray, split: str) -> str:
+    return f"{split} average precision" if len(set(gold.tolist())) == 2 else f"{split} accuracy"
+
+
+def selection_score(gold: np.ndarray, probs: np.ndarray) -> float:
+    """How a candidate is chosen: the average precision of its probabilities (positive = needs clarification).
+    The decision threshold is chosen afterwards, so the model is judged on how it ranks at every threshold, not
+    on its accuracy at 0.5, where one record of the validation split can decide. Accuracy when only one label
+    is there."""
+    from sklearn.metrics import average_precision_score
+
+    if len(set(gold.tolist())) < 2:
+        return float(((probs >= 0.5) == gold).mean())
+    return float(average_precision_score(gold, probs))
+
+
 def choose_threshold(gold: np.ndarray, probs: np.ndarray) -> float:
     """The decision threshold with the best validation F1 (positive = needs clarification); ties: nearest 0.5."""
     from builder.evaluate.metrics import confusion, scores
@@ -198,18 +216,21 @@ def choose_threshold(gold: np.ndarray, probs: np.ndarray) -> float:
     return max(THRESHOLDS, key=lambda t: (f1(t), -abs(t - 0.5)))
 
 
-def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_acc, selection, log):
-    """Fine-tune the cross-encoder; keep it (saved under out/encoder) only if it wins on validation."""
+def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_score, selection, log):
+    """Fine-tune the cross-encoder; keep it (saved under out/encoder) only if it wins on validation, by the same
+    score as the scikit-learn candidates (`selection_score`)."""
     import shutil
 
     from builder.train.encoder import ENCODER_DIR, EncoderClassifier, train_encoder
 
     summary = train_encoder(train, val, out, settings, base=base, log=log)
-    selection[ENCODER] = summary["validation_accuracy"]
-    log(f"  {ENCODER:<14} validation accuracy {summary['validation_accuracy']:.4f} ({summary['stop']}, "
-        f"{summary['seconds']:.0f} s)")
-    if summary["validation_accuracy"] > best_acc:
-        return summary, EncoderClassifier(out / ENCODER_DIR, summary["settings"]), ENCODER
+    model = EncoderClassifier(out / ENCODER_DIR, summary["settings"])
+    held = val or train
+    selection[ENCODER] = selection_score(_labels(held), np.asarray(model.probabilities(held)))
+    log(f"  {ENCODER:<22} {selection_metric(_labels(held), 'validation' if val else 'train')} {selection[ENCODER]:.4f} "
+        f"(accuracy {summary['validation_accuracy']:.4f}; {summary['stop']}, {summary['seconds']:.0f} s)")
+    if selection[ENCODER] > best_score:
+        return summary, model, ENCODER
     shutil.rmtree(out / ENCODER_DIR)
     return summary, best_model, best_name
 
