@@ -289,13 +289,13 @@ def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped()
         return _conv("byz", [
             Turn("user", "Tell me about the Byzantine Empire.", rewrite="Tell me about the Byzantine Empire."),
             Turn("assistant", answer),
-            Turn("user", "able conquer?", [Passage("b1", "The Byzantine Empire fought many wars.", "Byzantine Empire", True)],
-                 rewrite="Was the Byzantine Empire able to conquer Israel?"),
+            Turn("user", "military campaigns?", [Passage("b1", "The Byzantine Empire fought many wars.", "Byzantine Empire", True)],
+                 rewrite="What military campaigns did the Byzantine Empire fight against Persia?"),
         ])
     out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled from Constantinople."), 2)))
     assert not [o for o in out if isinstance(o, Record)]
-    assert any("drops 'israel'" in o.reason for o in out if isinstance(o, Rejection))
-    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled Israel for centuries."), 2)))
+    assert any("drops 'persia'" in o.reason for o in out if isinstance(o, Rejection))
+    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire fought Persia for centuries."), 2)))
     assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]
 
 
@@ -497,3 +497,10 @@ def test_no_generic_phrase_before_a_name_in_brackets():
 def test_an_attribute_is_no_kind():
     # 'Could you explain what version is?' (from 'what Spark version is', build of read 18)
     assert tx.head_of("Spark version") is None
+
+
+def test_a_keyword_fragment_is_a_run_of_adjacent_words_a_person_would_type():
+    assert tx.keyword_fragment("What is the annual fee of the Horizon Card?", "Horizon Card") == "annual fee?"
+    # not 'parts world?' (read 18's 'steps career?' kind): two words from across the question
+    assert tx.keyword_fragment("How does the storm drain work in other parts of the world?", "storm drain") == "parts?"
+    assert tx.keyword_fragment("Does Germany have a strong economy?", "Germany") == "strong economy?"

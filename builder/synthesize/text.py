@@ -305,11 +305,21 @@ def _nounish(word: str) -> bool:
 
 
 def keyword_fragment(text: str, drop: str, max_words: int = 2) -> str | None:
-    """'What is the annual fee of the Horizon Card?' minus 'Horizon Card' -> 'annual fee?'."""
+    """'What is the annual fee of the Horizon Card?' minus 'Horizon Card' -> 'annual fee?': the first run of
+    adjacent keywords, as a person types a noun phrase ('usage quota?', 'strong economy?'), never two words
+    from across the question ('parts world?' for 'How does the storm drain work in other parts of the world?');
+    with no such run, the first keyword alone."""
     skip = content_stems(drop)
-    keep = [w for w in words(text) if _nounish(w) and stem(w) not in skip]
-    if not keep or max(len(w) for w in keep) < 4:
+    runs: list[list[str]] = [[]]
+    for w in words(text):
+        if _nounish(w) and stem(w) not in skip:
+            runs[-1].append(w)
+        elif runs[-1]:
+            runs.append([])
+    runs = [r for r in runs if r]
+    if not runs or max(len(w) for r in runs for w in r) < 4:
         return None
+    keep = next((r for r in runs if len(r) >= 2), runs[0])
     return " ".join(keep[:max_words]).lower() + "?"
 
 

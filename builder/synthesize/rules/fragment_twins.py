@@ -20,9 +20,10 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "7"
+    version = "8"
     default_rate = 0.5
-    describe = ("Two keywords of the standalone rewrite without its key entity ('annual fee?'), the kind of short "
+    describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
+                "pair, one), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
                 "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
                 "whose readings are the rewrite with names of the entity's kind; its clarification asks openly.")
