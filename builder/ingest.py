@@ -103,6 +103,24 @@ def _clean(text: str) -> str:
     return text.replace("|user|:", "").strip()
 
 
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]{2,}")
+
+
+def repair(text: str) -> str:
+    """UTF-8 read as Mac Roman or Windows-1252 in the source ('NASA‚Äôs', 'NASAâ€™s' for 'NASA’s'): each run of
+    non-ASCII characters that re-encodes to valid UTF-8 is decoded back; text that is already right ('café',
+    '北京') does not re-encode so."""
+    def fix(m: re.Match) -> str:
+        for codec in ("mac_roman", "cp1252"):
+            try:
+                return m.group(0).encode(codec).decode("utf-8")
+            except (UnicodeEncodeError, UnicodeDecodeError):
+                continue
+        return m.group(0)
+
+    return _NON_ASCII_RUN.sub(fix, text)
+
+
 def read_task_files(folder: Path) -> tuple[dict[str, dict[str, list[str]]], dict[str, str]]:
     """From retrieval_tasks/: first user turn -> {conversation id: its user turns}, and '<id><::><turn>' -> rewrite."""
     first_turn: dict[str, dict[str, list[str]]] = {}
@@ -188,16 +206,18 @@ def read_mtrag(path: Path, retrieval_tasks: Path | None) -> list[Conversation]:
                     for k, src in (("multi_turn", "Multi-Turn"), ("answerability", "Answerability"), ("question_type", "Question Type"))
                     if enr.get(src)
                 }
-                turns.append(Turn("user", text.strip(), rewrite=rewrites.get(f"{conv_id}<::>{user_no}"), labels=labels))
+                rewrite = rewrites.get(f"{conv_id}<::>{user_no}")
+                turns.append(Turn("user", repair(text.strip()), rewrite=repair(rewrite) if rewrite else rewrite, labels=labels))
             elif speaker == "agent":
                 passages = [
-                    Passage(id=c["document_id"], text=c["text"].strip(), title=_title(c), relevant=_relevant(c, raw.get("author"), raw.get("editor")))
+                    Passage(id=c["document_id"], text=repair(c["text"].strip()), title=repair(_title(c)),
+                            relevant=_relevant(c, raw.get("author"), raw.get("editor")))
                     for c in msg.get("contexts") or []
                     if c.get("text", "").strip()
                 ]
                 if turns and turns[-1].role == "user":
                     turns[-1].passages = passages
-                turns.append(Turn("assistant", text.strip()))
+                turns.append(Turn("assistant", repair(text.strip())))
             else:
                 raise InputError(f"{where}: field 'messages/{m}/speaker': unknown speaker {speaker!r}")
         while turns and turns[-1].role == "assistant":  # the final answer is never anyone's history

@@ -81,3 +81,11 @@ def test_missing_required_field_names_line_and_field(tmp_path):
                     + json.dumps({"id": "y", "turns": [{"role": "user", "text": "hi"}]}) + "\n")
     with pytest.raises(InputError, match=r"bad.jsonl:2: conversation 'y': missing required field 'domain'"):
         ingest(path)
+
+
+def test_mis_decoded_text_is_repaired_and_right_text_is_kept():
+    from builder.ingest import repair
+
+    assert repair("What is the goal of NASA‚Äôs Europa Clipper mission?") == "What is the goal of NASA’s Europa Clipper mission?"
+    assert repair("NASAâ€™s “report”") == "NASA’s “report”"
+    assert repair("a café in Zürich, 北京 — fine") == "a café in Zürich, 北京 — fine"

@@ -504,3 +504,8 @@ def test_a_keyword_fragment_is_a_run_of_adjacent_words_a_person_would_type():
     # not 'parts world?' (read 18's 'steps career?' kind): two words from across the question
     assert tx.keyword_fragment("How does the storm drain work in other parts of the world?", "storm drain") == "parts?"
     assert tx.keyword_fragment("Does Germany have a strong economy?", "Germany") == "strong economy?"
+
+
+def test_a_keyword_fragment_keeps_the_head_of_its_noun_phrase():
+    # 'popular historical?' (read 19) for "What was Shakespeare's most popular historical play?"
+    assert tx.keyword_fragment("What was Shakespeare's most popular historical play?", "Shakespeare") == "historical play?"

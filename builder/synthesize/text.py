@@ -307,12 +307,13 @@ def _nounish(word: str) -> bool:
 def keyword_fragment(text: str, drop: str, max_words: int = 2) -> str | None:
     """'What is the annual fee of the Horizon Card?' minus 'Horizon Card' -> 'annual fee?': the first run of
     adjacent keywords, as a person types a noun phrase ('usage quota?', 'strong economy?'), never two words
-    from across the question ('parts world?' for 'How does the storm drain work in other parts of the world?');
-    with no such run, the first keyword alone."""
+    from across the question ('parts world?' for 'How does the storm drain work in other parts of the world?'),
+    and its last words, where its head noun is ('historical play?', not 'popular historical?'); with no such run,
+    the first keyword alone."""
     skip = content_stems(drop)
     runs: list[list[str]] = [[]]
     for w in words(text):
-        if _nounish(w) and stem(w) not in skip:
+        if (_nounish(w) or (w.islower() and head_of(w))) and stem(w) not in skip:  # 'play' is a kind noun too
             runs[-1].append(w)
         elif runs[-1]:
             runs.append([])
@@ -320,7 +321,7 @@ def keyword_fragment(text: str, drop: str, max_words: int = 2) -> str | None:
     if not runs or max(len(w) for r in runs for w in r) < 4:
         return None
     keep = next((r for r in runs if len(r) >= 2), runs[0])
-    return " ".join(keep[:max_words]).lower() + "?"
+    return " ".join(keep[-max_words:]).lower() + "?"
 
 
 _SUBJECT_BEFORE = {"do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should",
