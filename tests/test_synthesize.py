@@ -482,7 +482,8 @@ def test_entity_twins_read_with_the_domains_names_when_the_block_has_none_in_a_f
 def test_one_name_typed_two_ways_is_one_reading():
     assert tx.same_thing("MSL All-Star game", "MLS All-Star Game")  # read 18: the user's misspelling
     assert not tx.same_thing("Type 1 diabetes", "Type 2 diabetes") and not tx.same_thing("North Carolina", "South Carolina")
-    assert tx.same_thing("COVID-19", "Covid")
+    assert tx.same_thing("COVID-19", "Covid") and tx.same_thing("NASA’s Europa Clipper mission", "Europa Clipper mission")
+    assert not tx.same_thing("Western Roman Empire", "Eastern Roman Empire") and not tx.same_thing("Key Protect", "Key Project")
 
 
 def test_no_generic_phrase_before_a_name_in_brackets():

@@ -706,8 +706,8 @@ def same_thing(a: str, b: str) -> bool:
     ka, kb = _alias_key(a), _alias_key(b)
     if len(ka) >= 3 and ka == kb:
         return True
-    if _misspelt(a, b):
-        return True
+    if clean_name(a).lower() == clean_name(b).lower() or _misspelt(a, b):
+        return True  # "NASA’s Europa Clipper mission" / 'Europa Clipper mission'; one name typed two ways
     if not (sa < sb or sb < sa):
         return False
     short, long_, extra = (a, b, sb - sa) if sa < sb else (b, a, sa - sb)
@@ -718,14 +718,20 @@ def same_thing(a: str, b: str) -> bool:
 
 
 def _misspelt(a: str, b: str) -> bool:
-    """One name typed two ways ('MSL All-Star game' / 'MLS All-Star Game'): nearly the same letters, the same
-    numbers ('Type 1 diabetes' / 'Type 2 diabetes' are two things)."""
-    from rapidfuzz import fuzz
+    """One name typed two ways ('MSL All-Star game' / 'MLS All-Star Game'): one word of it with two letters
+    swapped, or one left out or added, and no number in it."""
+    from rapidfuzz.distance import DamerauLevenshtein
 
-    la, lb = clean_name(a).lower(), clean_name(b).lower()
-    if min(len(la), len(lb)) < 8 or re.findall(r"\d+", la) != re.findall(r"\d+", lb):
+    wa, wb = words(clean_name(a).lower()), words(clean_name(b).lower())
+    if len(wa) != len(wb) or len(wa) < 2:
         return False
-    return fuzz.ratio(la, lb) >= 92
+    differ = [(x, y) for x, y in zip(wa, wb) if x != y]
+    if len(differ) != 1 or min(map(len, differ[0])) < 3 or re.search(r"\d", "".join(differ[0])):
+        return False
+    x, y = differ[0]
+    # a letter swapped ('msl' / 'mls'), left out or doubled ('clippr', 'carollina'); a letter replaced is too often
+    # another word ('Key Protect' / 'Key Project'), two letters apart another name ('Western' / 'Eastern')
+    return DamerauLevenshtein.distance(x, y) == 1 and (len(x) != len(y) or sorted(x) == sorted(y))
 
 
 def _acronym_of(a: str, b: str) -> bool:
