@@ -110,10 +110,25 @@ def _halves(convs: list[str], exhaustive: int = 10) -> list[set[str]]:
 
 
 def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], groups: set[str], seed: int,
-           alive: list[bool], dry_run: bool = False) -> list[int] | None:
-    """Cut one of `groups` (multi-conversation groups) in two halves, the one whose cut costs fewest records;
-    returns the records joining the halves (to drop), or None when every group is a single conversation. With
-    `dry_run`, only what the cut would cost: the blocks stay whole."""
+           alive: list[bool]) -> list[int] | None:
+    """Cut one of `groups` in two halves (`_cheapest_cut`): the blocks are relabelled so the halves are groups of
+    their own. Returns the records joining the halves (to drop), or None when no group can be cut."""
+    best = _cheapest_cut(records, roots, groups, seed, alive)
+    return None if best is None else _apply_cut(blocks, seed, *best)
+
+
+def _apply_cut(blocks: dict[str, str], seed: int, cut: list[int], convs: list[str], half: set[str]) -> list[int]:
+    tag = _h(seed, "half", *sorted(half))[:8]
+    for c in convs:
+        blocks[c] = f"{blocks.get(c, c)}/{tag if c in half else 'rest'}"
+    return cut
+
+
+def _cheapest_cut(records: list[dict[str, Any]], roots: list[str], groups: set[str], seed: int,
+                  alive: list[bool]) -> tuple[list[int], list[str], set[str]] | None:
+    """Of the ways to cut one of `groups` (multi-conversation groups) in two halves, the one that costs fewest
+    records: (the records joining the halves, the group's conversations, one half); None when every group is a
+    single conversation."""
     members: dict[str, list[int]] = defaultdict(list)
     for i in range(len(records)):
         if alive[i] and roots[i] in groups:
@@ -127,15 +142,7 @@ def _sever(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, st
             cut = [i for i in idx if conversations_of(records[i]) & half and conversations_of(records[i]) - half]
             if best is None or len(cut) < len(best[0]):
                 best = (cut, convs, half)
-    if best is None:
-        return None
-    cut, convs, half = best
-    if dry_run:
-        return cut
-    tag = _h(seed, "half", *sorted(half))[:8]
-    for c in convs:
-        blocks[c] = f"{blocks.get(c, c)}/{tag if c in half else 'rest'}"
-    return cut
+    return best
 
 
 def _drop(records: list[dict[str, Any]], roots: list[str], blocks: dict[str, str], alive: list[bool],
@@ -369,9 +376,9 @@ def _cap_groups(records: list[dict[str, Any]], roots: list[str], blocks: dict[st
         # Two ways under the cap: trim the group's most repeated queries, or sever it at a conversation boundary
         # (dropping the records that join the halves). The one that loses fewer records is taken.
         trim = _trim(records, roots, alive, g, sizes[g] - int(limit), seed)
-        sever = _sever(records, roots, blocks, {g}, seed, alive, dry_run=True)
-        if sever is not None and (not trim or len(sever) < len(trim)):
-            roots = _drop(records, roots, blocks, alive, _sever(records, roots, blocks, {g}, seed, alive), dropped,
+        best = _cheapest_cut(records, roots, {g}, seed, alive)
+        if best is not None and (not trim or len(best[0]) < len(trim)):
+            roots = _drop(records, roots, blocks, alive, _apply_cut(blocks, seed, *best), dropped,
                           f"block severed: joins the two halves of a block over {max_group_share:.0%} of the records, "
                           "cut so that no group skews a split")
         elif trim:
