@@ -124,3 +124,25 @@ def test_readings_and_kind_phrases_stay_grammatical():
     assert tx.substitute("When was the Byzantine Empire reorganized?", "Byzantine Empire", "Ottoman Empire") == \
         "When was the Ottoman Empire reorganized?"
     assert tx.kind_of("USA") == "country" and tx.kind_of("Covid") == "disease"  # an alias takes its group's kind
+
+
+def test_a_human_follow_up_whose_own_history_leaves_the_pronoun_open_is_no_hard_negative():
+    # The last exchange names two empires and the user's turn singles out neither: recency is not resolution.
+    both = Conversation("emp2", "clapnq", [
+        Turn("user", "Tell me about the empires of the Mediterranean.", rewrite="Tell me about the empires of the Mediterranean."),
+        Turn("assistant", "The Roman Empire and the Ottoman Empire both ruled it at different times."),
+        Turn("user", "When was it founded?",
+             [Passage("p2", "The Roman Empire is an empire founded in 27 BC.", "Roman Empire", True)],
+             rewrite="When was the Roman Empire founded?"),
+    ])
+    ctx = _ctx(both, 2, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
+    outputs = list(FollowupTwins(rival_prefixes=2).generate(ctx))
+    records = _records(outputs)
+    assert not [r for r in records if not r.needs_clarification]
+    assert any("leaves 'it' open between" in o.reason for o in outputs if not isinstance(o, Record))
+    own = [r for r in records if r.provenance["history_source"] and r.provenance["history_source"]["conversation_id"] == "emp2"]
+    assert len(own) == 1 and own[0].history == ctx.history  # the turn itself, in its own full history
+    assert own[0].category == "unresolved_reference"
+    assert sorted(own[0].interpretations) == ["When was the Ottoman Empire founded?", "When was the Roman Empire founded?"]
+    # the other follow-up, whose last exchange names only the Roman Empire, stays the hard negative
+    assert any(not r.needs_clarification for r in _records(FollowupTwins().generate(_ctx(EMPIRES, 3))))

@@ -36,7 +36,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "10"
+    version = "11"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there). For "
@@ -89,11 +89,23 @@ class FollowupTwins:
         pair = pair_id(ctx, method)
         negative = resolved_by_history(ctx, ctx.query, resolving_turn(history, referent), referent, ctx.rewrite, pair, method, version)
         rng = ctx.rng(method)
+        kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
+        pronoun = tx.bare_pronoun(ctx.query)
+        rivals = kd.pronoun_rivals(history, kind) if kind and pronoun else []
+        if len(rivals) >= 2:
+            # Recency is not resolution: the rule that makes an earlier prefix a same-topic positive leaves this
+            # pronoun open after its own history too ('It is the same as backup, right?' after encryption and
+            # volume restores were both in view), so the human turn is no clean hard negative.
+            yield ctx.reject(method, f"its own history leaves '{pronoun}' open between {' and '.join(rivals[:2])}; "
+                                     "no hard negative")
+            negative = None
         if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent):
-            yield negative
+            if negative is not None:
+                yield negative
             yield ctx.reject(method, f"query already names the referent '{referent}'")
             return
-        yield negative
+        if negative is not None:
+            yield negative
         if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
             # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
             yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
@@ -109,18 +121,16 @@ class FollowupTwins:
             # Its readings would carry what the rewrite took from the history: facts absent from the stitched record.
             yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])})")
             return
-        kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
         names = [n for n in kd.pool_of_kind(ctx, kind)] if kind else []
         readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in names) if r]
         if kind and self.rival_prefixes:
-            yield from self._same_topic(ctx, referent, kind, anaphor, fragment, pair)
+            yield from self._same_topic(ctx, referent, kind, anaphor, fragment, pair, full=negative is None)
         if not kind or len(readings) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind of '{referent}' to read the query with")
             return
         # The same words after an unrelated history (and after none): a topic switch that leaves them open.
         avoid = lambda text: tx.mentions_any(text, referent) or bool(tx.named_of_kind(text, kind))  # noqa: E731
         contexts = unrelated_contexts(ctx, rng, avoid, empty_share=self.empty_share)
-        pronoun = tx.bare_pronoun(ctx.query)
         if pronoun:
             # 'What is it called outside of the USA?' after a talk of aviation photography asks about that: a bare
             # pronoun takes the unrelated history's topic. Only the fresh chat leaves it open.
@@ -135,11 +145,13 @@ class FollowupTwins:
         for stitched, source in contexts:
             yield self._unresolved(ctx, rng, stitched, source, names, readings, kind, anaphor, fragment, pair)
 
-    def _same_topic(self, ctx, referent, kind, anaphor, fragment, pair) -> Iterator[Record | Rejection]:
+    def _same_topic(self, ctx, referent, kind, anaphor, fragment, pair, full: bool = False) -> Iterator[Record | Rejection]:
         """The human follow-up asked earlier in its own conversation, where nothing recent singles out one of two
-        or more things of the referent's kind (`kinds.pronoun_rivals`): same topic, several candidates."""
+        or more things of the referent's kind (`kinds.pronoun_rivals`): same topic, several candidates. With
+        `full`, its own full history (which leaves it open the same way) counts too."""
         found = 0
-        for cut, history in kd.own_prefixes(ctx)[1:]:  # the full own history resolves it: that is the negative
+        # The full own history resolves it (that is the negative) unless it leaves the pronoun open as well.
+        for cut, history in kd.own_prefixes(ctx)[0 if full else 1:]:
             if found >= self.rival_prefixes:
                 break
             rivals = kd.pronoun_rivals(history, kind)
