@@ -510,3 +510,31 @@ def test_a_keyword_fragment_is_a_run_of_adjacent_words_a_person_would_type():
 def test_a_keyword_fragment_keeps_the_head_of_its_noun_phrase():
     # 'popular historical?' (read 19) for "What was Shakespeare's most popular historical play?"
     assert tx.keyword_fragment("What was Shakespeare's most popular historical play?", "Shakespeare") == "historical play?"
+
+
+def test_entity_twins_no_positive_when_the_query_still_names_what_singles_the_entity_out():
+    from builder.synthesize.corpus import Corpus
+
+    wall = _conv("wall", [
+        Turn("user", "When did the Berlin Wall come down?",
+             [Passage("w1", "The Berlin Wall came down in 1989.", "Berlin Wall", True)], rewrite="When did the Berlin Wall come down?"),
+        Turn("assistant", "In November 1989."),
+        Turn("user", "Who led East Germany when it came down?",
+             [Passage("w2", "Egon Krenz led East Germany when the Berlin Wall fell.", "Berlin Wall", True)],
+             rewrite="Who was in charge of East Germany when the Berlin Wall came down?"),
+    ])
+    pool = _conv("pool", [Turn("user", "Tell me about East Germany.", [
+        Passage("g1", "East Germany built the Berlin Wall in 1961.", "East Germany"),
+        Passage("g2", "The Berlin Wall divided East Germany from West Berlin.", "Berlin Wall"),
+        Passage("g3", "Hadrian's Wall is a wall in England.", "Hadrian's Wall"),
+    ])])
+    names = {"wall": ["Berlin Wall", "Hadrian's Wall"]}
+    base = TurnContext(wall, 2, wall.user_turn_indices()[1], 7, "test", [RAIL], block_names=names)
+    assert [r for r in entity_twins(base) if isinstance(r, Record) and r.needs_clarification]  # no pool: asked
+    ctx = TurnContext(wall, 2, wall.user_turn_indices()[1], 7, "test", [RAIL], block_names=names,
+                      corpus=Corpus.from_conversations([wall, pool]))
+    out = list(entity_twins(ctx))
+    records = [r for r in out if isinstance(r, Record)]
+    assert records and not [r for r in records if r.needs_clarification]  # East Germany says which wall, in any chat
+    assert any(isinstance(o, Rejection) and "still names 'East Germany'" in o.reason for o in out)
+    assert [r.query for r in records] == ["Who was in charge of East Germany when the wall came down?"]  # the hard negative

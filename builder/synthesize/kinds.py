@@ -199,7 +199,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
     if about:
         # 'When was Grenade by the singer released?': the passages are about Grenade, and Grenade says the singer.
         return ctx.reject(method, f"the question still names '{about}', what its passages are about; that singles out '{e.text}'", s)
-    beside = _singled_by_other_name(ctx, ref, query)
+    beside = singled_by_other_name(ctx, ref.name, ref.kind, query)
     if beside:
         return ctx.reject(method, f"the question still names '{beside}', which the domain's passages name with '{e.text}' "
                                   f"and hardly any other {ref.kind}", s)
@@ -219,16 +219,16 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
     return None
 
 
-def _singled_by_other_name(ctx: TurnContext, ref: Referent, query: str) -> str | None:
-    """A name left in the kind query that the domain's passages mention with the referent more than with any other
-    name of its kind (at least twice): 'Did Juno and Galileo find cyclones on this planet?' is about Jupiter,
+def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str) -> str | None:
+    """A name left in the generic query that the domain's passages mention with the referent more than with any
+    other name of its kind (at least twice): 'Did Juno and Galileo find cyclones on this planet?' is about Jupiter,
     'MacArthur and the Emperor' about Japan. Needs the domain's passage pool; None without one."""
-    if ctx.corpus is None or not ref.kind:
+    if ctx.corpus is None or not kind:
         return None
-    own = tx.clean_name(ref.name)
-    rivals = [n for n in known_names(ctx, ref.kind) if len(n) > 2 and not tx.same_thing(n, own)]
+    own = tx.clean_name(referent)
+    rivals = [n for n in known_names(ctx, kind) if len(n) > 2 and not tx.same_thing(n, own)]
     for name in tx.names_in(query):
-        if tx.same_thing(name, own) or tx.kind_of(name) == ref.kind:
+        if tx.same_thing(name, own) or tx.kind_of(name) == kind:
             continue
         texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, name, 20)]
         texts = [t for t in texts if tx.mentions(t, name)]

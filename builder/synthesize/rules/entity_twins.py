@@ -37,11 +37,13 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "10"
+    version = "11"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
-                "the block has none, read with the domain's or the kind lexicon's names, in a fresh chat only; a hard negative after the turn's own history that names the entity.")
+                "the block has none, read with the domain's or the kind lexicon's names, in a fresh chat only; a hard negative after the turn's own history that names the entity. No positive "
+                "when the generic query still names something the domain's passages tie to the entity ('MacArthur "
+                "... the emperor' is Hirohito in any chat).")
 
     def __init__(self, histories: int = 1) -> None:
         self.histories = histories  # block-mate histories tried per turn (each a record), besides the fresh chat
@@ -59,6 +61,12 @@ class EntityTwins:
             return
         rng = ctx.rng(method)
         pair = pair_id(ctx, method)
+        beside = kd.singled_by_other_name(ctx, entity.text, entity.head, generic)
+        if beside:
+            # 'Was Japan better off after MacArthur did not criminalize the emperor?': Japan and MacArthur say which
+            # emperor, in any chat. Only the hard negative after the turn's own history is left.
+            yield ctx.reject(method, f"the question still names '{beside}', which the domain's passages name with "
+                                     f"'{entity.text}' and hardly any other {entity.head}; no positive", generic)
         options = pick_pattern_options(ctx, entity.head, entity.text) if entity.head else []
         fresh_only = False
         if entity.head and not options:
@@ -81,7 +89,7 @@ class EntityTwins:
             if history and source["conversation_id"] not in used:
                 used.add(source["conversation_id"])
                 contexts.append((history, source))
-        for stitched, source in contexts:
+        for stitched, source in contexts if not beside else []:
             topic = topic_of(stitched)
             if entity.head:
                 if not options:
