@@ -229,6 +229,17 @@ def test_standalone_clear_rejects_a_rewrite_that_leaves_a_kind_phrase_open():
     assert not _records(out) and "leaves 'the program' open" in out[0].reason
 
 
+
+def test_standalone_clear_rejects_a_keyword_fragment_that_names_nothing():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    for query in ("process for contractor", "ok bye"):
+        conv = Conversation("kw", "govt", [Turn("user", query, rewrite=query)])
+        out = list(StandaloneClear().generate(_ctx(conv, 1)))
+        assert not _records(out) and "keyword fragment that names nothing" in out[0].reason
+    named = Conversation("kw", "ibmcloud", [Turn("user", "IBM Cloudant legacy", rewrite="IBM Cloudant legacy")])
+    assert _records(StandaloneClear().generate(_ctx(named, 1)))  # a keyword query naming its topic stays clear
+
 def test_a_kind_with_a_default_referent_gives_no_open_positive():
     earth = Conversation("earth", "clapnq", [
         Turn("user", "How old do you have to be to drive?"), Turn("assistant", "16 in most states."),

@@ -538,3 +538,11 @@ def test_entity_twins_no_positive_when_the_query_still_names_what_singles_the_en
     assert records and not [r for r in records if r.needs_clarification]  # East Germany says which wall, in any chat
     assert any(isinstance(o, Rejection) and "still names 'East Germany'" in o.reason for o in out)
     assert [r.query for r in records] == ["Who was in charge of East Germany when the wall came down?"]  # the hard negative
+
+
+def test_a_page_title_that_is_an_instruction_is_no_rival_name():
+    from builder.synthesize.generic import good_name
+
+    # read 20: 'File a complaint' (a page of the Attorney General's site) was offered as an office
+    assert not good_name("File a complaint")
+    assert good_name("Lord of the Rings") and good_name("Penobscot River")

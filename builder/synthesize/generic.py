@@ -99,10 +99,12 @@ def title_name(title: str) -> str:
 
 
 def good_name(name: str) -> bool:
-    """A rival reading must be named like a thing: capitalized, short, not a clause ('How did ancient')."""
+    """A rival reading must be named like a thing: capitalized, short, not a clause ('How did ancient', 'File a
+    complaint', a page title that is an instruction)."""
     toks = tx.words(name)
     return (
         0 < len(toks) <= 6
+        and not (len(toks) > 2 and toks[1].lower() in ("a", "an", "the"))
         and any(t[:1].isupper() for t in toks)
         and toks[0].lower() not in tx.lexicon()["wh_words"]
         and toks[0].lower() not in tx.stopwords()

@@ -21,7 +21,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "10"
+    version = "11"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -52,6 +52,11 @@ class StandaloneClear:
         if len(tx.words(query)) == 1 and not tx.names_in(query):
             # 'Clusters': one common noun names a topic, not what is asked about it; no clear question.
             yield ctx.reject(method, "standalone form is a single common word", query)
+            return
+        if tx.is_fragment(query) and not tx.is_question(query) and not tx.entities(query):
+            # 'process for contractor', 'secondary source': a keyword query that names nothing leaves open what
+            # it is about (read 20); 'IBM Cloudant legacy' names its topic and stays.
+            yield ctx.reject(method, "standalone form is a keyword fragment that names nothing", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
