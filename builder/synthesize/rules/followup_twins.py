@@ -94,8 +94,8 @@ class FollowupTwins:
         rivals = kd.pronoun_rivals(history, kind) if kind and pronoun else []
         if len(rivals) >= 2:
             # Recency is not resolution: the rule that makes an earlier prefix a same-topic positive leaves this
-            # pronoun open after its own history too ('It is the same as backup, right?' after encryption and
-            # volume restores were both in view), so the human turn is no clean hard negative.
+            # pronoun open after its own history too ('Why it fall?' with the Roman and the Byzantine Empire both
+            # in view), so the human turn is no clean hard negative.
             yield ctx.reject(method, f"its own history leaves '{pronoun}' open between {' and '.join(rivals[:2])}; "
                                      "no hard negative")
             negative = None
