@@ -11,7 +11,7 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification, named_in
 from builder.synthesize.context import (
-    NO_HISTORY, TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn, topic_of,
+    NO_HISTORY, TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn,
     unrelated_contexts,
 )
 from builder.synthesize.generic import generalize, with_referent
@@ -80,17 +80,16 @@ class EntityTwins:
             return tx.mentions_any(text, entity.text) or bool(entity.head and entity.head in tx.content_stems(text))
 
         # After an unrelated history and after none: two contexts in which the generic words stay open.
-        contexts = unrelated_contexts(ctx, rng, resolves)
-        if fresh_only:
+        contexts = unrelated_contexts(ctx, rng, resolves) if not beside else []
+        if fresh_only and not beside:
             contexts = [(h, s) for h, s in contexts if not h] or [([], dict(NO_HISTORY))]
         used = {s["conversation_id"] for _, s in contexts}
-        for _ in range(self.histories - 1 if not fresh_only else 0):  # more block-mates: same domain, other conversations
+        for _ in range(self.histories - 1 if not (fresh_only or beside) else 0):  # more block-mates: same domain, other conversations
             history, source = donor_history(ctx, rng, empty_share=0.0, avoid=resolves)
             if history and source["conversation_id"] not in used:
                 used.add(source["conversation_id"])
                 contexts.append((history, source))
-        for stitched, source in contexts if not beside else []:
-            topic = topic_of(stitched)
+        for stitched, source in contexts:
             if entity.head:
                 if not options:
                     yield ctx.reject(method, f"no other {entity.head} in the block to read the query with", generic)
