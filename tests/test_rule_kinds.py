@@ -162,6 +162,18 @@ def test_no_pronoun_beside_the_kind_noun_it_stands_for():
     assert [o.reason for o in out] == ["the question names the kind 'language' beside its pronoun"]
 
 
+def test_no_it_for_a_person():
+    # 'How was it introduced in Friends?' for Jennifer Aniston, with two other actresses named before it
+    conv = Conversation("friends", "clapnq", [
+        Turn("user", "Who starred in Friends?", rewrite="Who starred in Friends?"),
+        Turn("assistant", "Jennifer Aniston, Courteney Cox and Lisa Kudrow starred in it."),
+        Turn("user", "How was Jennifer Aniston introduced in Friends?", rewrite="How was Jennifer Aniston introduced in Friends?"),
+    ])
+    out = list(PronounReference().generate(_ctx(conv, 2)))
+    assert not _records(out)
+    assert "'Jennifer Aniston' is a person (actress); 'it' cannot stand for them" in [o.reason for o in out]
+
+
 def test_a_name_heading_a_noun_phrase_is_no_place_for_a_pronoun():
     def ends(query, name):
         i = query.index(name)
@@ -172,6 +184,7 @@ def test_a_name_heading_a_noun_phrase_is_no_place_for_a_pronoun():
     assert not ends("What is the difference between the Lite plan and Juno?", "Juno")
     assert not ends("Does the Causeway VA Clinic offer care?", "Causeway VA Clinic")
     assert not ends("Is NASA's Juno still active?", "Juno") and not ends("How old is Juno?", "Juno")
+    assert ends("which FAANG pays the most?", "FAANG")  # 'which it pays the most?'
 
 
 def test_no_pronoun_twin_when_the_answer_names_another_of_the_kind():

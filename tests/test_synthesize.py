@@ -343,7 +343,7 @@ def test_entity_twins_no_kind_twin_after_an_exchange_naming_another_of_the_kind(
         Turn("user", "don't know if I go with IRA or 401K...", rewrite="Should I go with an IRA or a 401K account?"),
         Turn("assistant", "A 401K account or an IRA account is a retirement account; a 401K has higher limits."),
         Turn("user", "How much can I accumulate in it?", [Passage("k", "A 401K account has a yearly limit.", "401K", True)],
-             rewrite="How much can I accumulate in a 401K account?"),
+             rewrite="How much can I accumulate in the 401K account?"),
     ])
     out = list(entity_twins(_ctx(accounts, 2)))
     assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
@@ -408,7 +408,7 @@ def test_a_type_asked_about_with_a_or_an_is_not_made_generic():
 
     lite = _conv("lite", [Turn("user", "What is a Lite account in IBM Cloud?", rewrite="What is a Lite account in IBM Cloud?")])
     got = generalize(_ctx(lite, 1), "test")  # 'What is the account in IBM Cloud?' asks something else
-    assert isinstance(got, Rejection) and "'What is a Lite account' asks what a type is" in got.reason
+    assert isinstance(got, Rejection) and "'a Lite account' names no one thing" in got.reason
     plan = _conv("plan", [Turn("user", "What does the Lite plan include?", rewrite="What does the Lite plan include?")])
     assert not isinstance(generalize(_ctx(plan, 1), "test"), Rejection)
 
@@ -546,3 +546,64 @@ def test_a_page_title_that_is_an_instruction_is_no_rival_name():
     # read 20: 'File a complaint' (a page of the Attorney General's site) was offered as an office
     assert not good_name("File a complaint")
     assert good_name("Lord of the Rings") and good_name("Penobscot River")
+
+
+def test_an_acronym_before_several_nouns_gets_no_kind_from_them():
+    # 'Is storage included in this volume hourly price?' for the VPC (read 20, ce-8278121b27da6c41)
+    vpc = ["Attach a VPC volume to the VPC instance.", "The VPC volume is encrypted; the VPC subnet is not."]
+    assert tx.kind_in_text("VPC", vpc) is None
+    assert tx.kind_in_text("NodeSync", ["Start the NodeSync service.", "The NodeSync service runs daily."]) == "service"
+
+
+def test_entity_twins_no_pronoun_negative_when_the_last_exchange_names_another_topic():
+    # 'What is the meaning of it in this context?' for the VPC three turns back (read 20, ce-bb8b7fcf67ed700f)
+    talk = _conv("enc", [
+        Turn("user", "What is data encryption?", rewrite="What is data encryption?"),
+        Turn("assistant", "In IBM Cloud VPC, data encryption protects block storage volumes."),
+        Turn("user", "Is it the same as a backup?", rewrite="Is data encryption the same as a backup?"),
+        Turn("assistant", "No, encryption hides data; a backup is a protected copy of it."),
+        Turn("user", "What is the meaning of it in this context?", rewrite="What is the meaning of VPC in this context?"),
+    ])
+    out = list(entity_twins(_ctx(talk, 3)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("the last exchange does not name 'VPC'" in o.reason for o in out if isinstance(o, Rejection))
+    recent = _conv("enc2", talk.turns[:3] + [Turn("assistant", "No; IBM Cloud VPC keeps backups apart."), talk.turns[4]])
+    negatives = [o for o in entity_twins(_ctx(recent, 3)) if isinstance(o, Record) and not o.needs_clarification]
+    assert [r.query for r in negatives] == ["What is the meaning of it in this context?"]
+
+
+def test_a_sort_of_thing_after_a_or_an_is_not_made_generic():
+    # 'Could you explain what the satellite orbit is?' (read 20, ce-c29043a13e581993)
+    from builder.synthesize.generic import generalize
+
+    orbit = _conv("orbit", [Turn("user", "What is an Earth satellite orbit?", [Passage("o", "Earth satellite orbits vary.",
+                                 "Catalog of Earth Satellite Orbits", True)], rewrite="What is an Earth satellite orbit?")])
+    got = generalize(_ctx(orbit, 1), "test")
+    assert isinstance(got, Rejection) and "'an Earth satellite' names no one thing" in got.reason
+
+
+def test_a_pronoun_takes_a_subject_name_before_a_verb_but_not_a_person_or_a_name_with_a_common_noun():
+    from builder.synthesize.generic import generalize
+
+    def made(rewrite, passages=()):
+        conv = _conv("c", [Turn("user", rewrite, list(passages), rewrite=rewrite)])
+        got = generalize(_ctx(conv, 1), "test")
+        return got if isinstance(got, Rejection) else got.query
+
+    assert made("When was Carthage founded as a city?") == "When was it founded as a city?"  # "founded": no noun it modifies
+    assert made("Is Richard III historically accurate?") == "Is it historically accurate?"
+    empire = "When was the Byzantine Empire reorganized?"
+    assert not tx.modifies_noun(empire, tx.key_entity(empire, [], []))  # pronoun_reference's 'When was it reorganized?'
+    assert "modifies a noun" in made("Is storage included in the VPC hourly price?").reason
+    assert "is a person" in made("How was Jennifer Aniston introduced in Friends?").reason  # a lexicon actress
+    assert "ends in a common noun" in made("Do NASA scientists currently plan to send spacecraft to Jupiter?").reason
+    assert "ends a noun phrase" in made("which FAANG pays the most?").reason  # not 'which it pays the most?'
+    assert [e.text for e in tx.entities("How much does FAANG pay?")] == ["FAANG"]
+    assert [e.text for e in tx.entities("Where did FAANG pays go?")] == ["FAANG"]  # 'pays' is no noun
+
+
+def test_a_rival_name_ending_in_a_lowercase_word_ends_in_a_kind_noun():
+    from builder.synthesize.generic import good_name
+
+    assert good_name("Lite plan") and good_name("Red Hat OpenShift")
+    assert not good_name("Jupiter's cyclones") and not good_name("Friends air")

@@ -32,8 +32,11 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     if re.match(r"\s*\(", ctx.standalone[entity.end:]):
         # 'using Virtual Private Cloud (VPC)' -> 'using the cloud (VPC)': the bracket still says which.
         return ctx.reject(method, f"a name in brackets follows '{entity.text}'", ctx.standalone)
-    if tx.defines_type(ctx.standalone, entity):
-        return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
+    indefinite = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start]) or re.match(r"(?i)(an?)\s", entity.text)
+    if indefinite:
+        # 'what an Earth satellite orbit is' asks about a sort of thing; 'the satellite orbit' would point at one.
+        return ctx.reject(method, f"'{indefinite.group(1)} {tx.clean_name(entity.text)}' names no one thing to make "
+                                  "generic", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
     if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
@@ -47,8 +50,16 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     elif not tx.is_name(tx.clean_name(entity.text), None):
         # 'how it opens and closes' is no thing a pronoun can stand for; swapping it breaks the question.
         return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)
+    elif tx.kind_of(tx.clean_name(entity.text), [p.title + "\n" + p.text for p in passages]) in tx.person_kinds():
+        return ctx.reject(method, f"'{entity.text}' is a person; 'it' cannot stand for them", ctx.standalone)
+    elif tx.words(entity.text)[-1][:1].islower():
+        # 'NASA scientists', 'Guinea pig': a name and a common noun make no name a pronoun stands for.
+        return ctx.reject(method, f"'{entity.text}' ends in a common noun; it is no name", ctx.standalone)
     elif tx.modifies_noun(ctx.standalone, entity):
         return ctx.reject(method, f"'{entity.text}' modifies a noun; a pronoun there is ungrammatical", ctx.standalone)
+    elif tx.ends_noun_phrase(ctx.standalone, entity):
+        # 'which FAANG pays the most?' -> 'which it pays the most?'
+        return ctx.reject(method, f"'{entity.text}' ends a noun phrase; a pronoun there is ungrammatical", ctx.standalone)
     elif re.search(r"(?i)\b(?:the|this|that|a|an)\s+[a-z][a-z-]+\s+$", ctx.standalone[: entity.start]):
         # 'made by the spacecraft Galileo': a pronoun after the kind noun is ungrammatical ('the spacecraft it').
         return ctx.reject(method, f"a noun stands before '{entity.text}'; a pronoun there is ungrammatical", ctx.standalone)
@@ -109,4 +120,6 @@ def good_name(name: str) -> bool:
         and toks[0].lower() not in tx.lexicon()["wh_words"]
         and toks[0].lower() not in tx.stopwords()
         and not all(t.isdigit() for t in toks)
+        # 'Jupiter's cyclones', 'Friends air': a lowercase last word must be a kind noun ('Lite plan').
+        and not (len(toks) > 1 and toks[-1][:1].islower() and not tx.singular(toks[-1]))
     )

@@ -168,6 +168,8 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         return ctx.reject(method, f"'{e.text}' modifies the plural noun '{after.group(1)}'; a kind phrase there "
                                   "breaks the question", s)
     if pronoun:
+        if ref.kind in tx.person_kinds():
+            return ctx.reject(method, f"'{e.text}' is a person ({ref.kind}); 'it' cannot stand for them", s)
         if tx.modifies_noun(s, e):
             return ctx.reject(method, f"'{e.text}' modifies a noun; a pronoun there is ungrammatical", s)
         if tx.ends_noun_phrase(s, e):

@@ -301,6 +301,7 @@ def _nounish(word: str) -> bool:
         and "’" not in low
         and not low.endswith(("ing", "ed", "ly"))
         and not low.isdigit()
+        and not verb_or_adverb(low)  # 'FAANG pays', 'the Berlin Wall came down'
     )
 
 
@@ -426,16 +427,50 @@ def modifies_noun(query: str, entity: Entity) -> bool:
     word = m.group(1) if m else ""
     if word in _NOUN_STOPWORDS:  # 'the Lite account type': a stopword to keyword rules, a noun here
         return True
-    return bool(word) and word not in stopwords() and word not in lexicon()["verbs"]
+    return bool(word) and word not in stopwords() and not verb_or_adverb(word)
+
+
+# Past forms and adverbs that follow a subject name ('the Berlin Wall came down', 'Is Richard III historically
+# accurate?') without the suffixes verb_or_adverb reads.
+_IRREGULAR = frozenset("came went took fell began begun won lost made built became grew grown ran got gave given saw "
+                       "seen left held fought rose risen led known shown born written taken drawn brought bought caught "
+                       "told sold spent sent kept met paid said stood first ever never already often usually".split())
+
+
+def verb_or_adverb(word: str) -> bool:
+    """'founded', 'stopped', 'performs', 'historically': a word after a name that is no noun it modifies."""
+    w = word.lower()
+    if w in lexicon()["verbs"] or w in _IRREGULAR:
+        return True
+    # No '-ing': after a name it is mostly a noun ('the SEC filing', 'IBM Cloud pricing').
+    for suffix, back in (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e")):
+        base = w[: -len(suffix)] + back if w.endswith(suffix) else ""
+        if base and (base in lexicon()["verbs"] or (len(base) > 2 and base[-1] == base[-2] and base[:-1] in lexicon()["verbs"])):
+            return True
+    if len(w) >= 5 and w.endswith("ed") and not w.endswith("eed"):
+        return True  # a regular past participle: 'the Byzantine Empire founded'
+    return (len(w) >= 6 and w.endswith("ly") and not w.endswith(("ily", "ply", "bly", "aly", "oly"))
+            and w not in _LY_ADJECTIVES)
+
+
+_LY_ADJECTIVES = frozenset("hourly weekly monthly yearly quarterly biweekly friendly costly elderly lonely likely timely "
+                           "orderly".split())  # 'the VPC hourly price': these modify the noun after them
 
 
 _DETERMINERS = frozenset("the a an this that these those its their his her our your my".split())
 _INTENSIFIERS = frozenset("most more least less very much".split())
 
 
+_PRONOUN_BLOCKERS = frozenset("which what whose each every any some no another other all both".split())
+
+
 def ends_noun_phrase(text: str, entity: Entity) -> bool:
     """True when the entity is the head of a noun phrase that starts with a determiner and has words before it
-    ('the most popular Hamlet', 'the spacecraft Juno'): a pronoun in its place leaves 'the most popular it'."""
+    ('the most popular Hamlet', 'the spacecraft Juno'), or right after a determiner a pronoun cannot follow
+    ('which FAANG pays the most?'): a pronoun in its place leaves 'the most popular it', 'which it'."""
+    before = words(text[: entity.start])
+    if before and before[-1].lower() in _PRONOUN_BLOCKERS:
+        return True
     passed = 0
     for w in reversed(words(text[: entity.start])):
         low = w.lower()
@@ -535,6 +570,11 @@ def lexicon_names() -> dict[str, list[str]]:
 
 
 @lru_cache(maxsize=1)
+def person_kinds() -> frozenset[str]:
+    """Kinds of people, for whom 'it' is no pronoun."""
+    return frozenset(str(k) for k in lexicon().get("person_kinds", []))
+
+
 def layer_kinds() -> frozenset[str]:
     """Kinds whose named things are mostly parts of one product family ('IBM Cloud VPC' is no rival of 'IBM
     Cloud'): no kind phrase is made of them."""
@@ -606,14 +646,26 @@ def kind_in_text(name: str, texts: list[str]) -> str | None:
     """The kind the texts give a name: 'Lake Tahoe is a large freshwater lake', 'the state of Maine',
     'Grenade (song)', 'the NodeSync service' (twice). The best-supported kind wins."""
     score: dict[str, int] = {}
+    compounds: dict[str, int] = {}  # 'the NodeSync service': the kind noun right after the name
+    followers: set[str] = set()  # every word right after it that is no function word or verb
     for text in texts:
         if name not in text:
             continue
         for pattern, weight in _kind_patterns(name):
             for m in pattern.finditer(text):
-                kind = _first_kind(next(g for g in m.groups() if g))
-                if kind:
+                phrase = next(g for g in m.groups() if g)
+                kind = _first_kind(phrase)
+                if weight == 1:
+                    if phrase not in stopwords() and phrase not in lexicon()["verbs"]:
+                        followers.add(stem(phrase))
+                    if kind:
+                        compounds[kind] = compounds.get(kind, 0) + 1
+                elif kind:
                     score[kind] = score.get(kind, 0) + weight
+    # An acronym before several nouns modifies them ('VPC volume', 'VPC subnet'): they say nothing of its kind.
+    if not (name.isupper() and len(followers) > 1):
+        for kind, count in compounds.items():
+            score[kind] = score.get(kind, 0) + count
     best = sorted(score.items(), key=lambda kv: -kv[1])
     return best[0][0] if best and best[0][1] >= 2 else None
 

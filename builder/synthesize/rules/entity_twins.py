@@ -37,7 +37,7 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "11"
+    version = "12"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
@@ -133,5 +133,10 @@ class EntityTwins:
             # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
             yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': "
                                      f"{_other_names_last(own, entity.text)[0]}", generic)
+        elif not entity.head and where < len(own) - 2:
+            # 'What is the meaning of it?' after a last exchange about encryption: 'it' reaches for what was
+            # just said, not for the VPC of three turns back.
+            yield ctx.reject(method, f"the last exchange does not name '{entity.text}'; '{got.generic}' would "
+                                     f"mean what it does name", generic)
         else:
             yield resolved_by_history(ctx, generic, where, entity.text, ctx.standalone, pair, method, version)
