@@ -231,6 +231,9 @@ def test_a_bare_kind_phrase_is_found_unless_named_or_restricted():
     assert tx.unresolved_kind_phrase("What does 'use' refer to in this context?") == "this context"
     assert tx.unresolved_kind_phrase("Which one offers more protection against vulnerabilities?") == "Which one"
     assert tx.unresolved_kind_phrase("How do I do this in the console?") is None
+    # 'Who was the last Emperor?' with nothing before it (read 21): a word like 'last' picks none out; a title stays
+    assert tx.unresolved_kind_phrase("Who was the last Emperor?") == "the last Emperor"
+    assert tx.unresolved_kind_phrase("What did the Senate decide?") is None
 
 
 def test_standalone_clear_rejects_a_rewrite_that_leaves_a_kind_phrase_open():
@@ -252,6 +255,16 @@ def test_standalone_clear_rejects_a_keyword_fragment_that_names_nothing():
         assert not _records(out) and "keyword fragment that names nothing" in out[0].reason
     named = Conversation("kw", "ibmcloud", [Turn("user", "IBM Cloudant legacy", rewrite="IBM Cloudant legacy")])
     assert _records(StandaloneClear().generate(_ctx(named, 1)))  # a keyword query naming its topic stays clear
+
+
+def test_standalone_clear_asks_only_a_question_that_names_its_topic_after_another_talk():
+    # 'How can I get enforcement support?' after a compost talk (read 21, ce-3026d93633afda36)
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    for query, switched in (("How can I get enforcement support?", False), ("How do I get child support in Ohio?", True)):
+        conv = Conversation("cs", "govt", [Turn("user", query, rewrite=query)])
+        records = _records(StandaloneClear(switch_share=1.0).generate(_ctx(conv, 1, [DONOR])))
+        assert records and all(("history_source" in r.provenance) == switched for r in records)
 
 def test_a_kind_with_a_default_referent_gives_no_open_positive():
     earth = Conversation("earth", "clapnq", [
@@ -531,3 +544,28 @@ def test_no_kind_phrase_before_the_plural_noun_a_name_modifies():
     assert not [r for r in _records(out) if "service clusters" in r.query]
     assert any("modifies the plural noun 'clusters'" in r.reason for r in out if isinstance(r, Rejection))
     assert any(r.query.endswith("clusters only in that country?") for r in _records(out))  # the other name still works
+
+
+def test_a_talk_that_names_what_ties_to_the_referent_resolves_the_kind_phrase():
+    # 'What is the number of teams in the league?' after 'Do the Arizona Cardinals play outside the US?' is the NFL
+    # (read 21, ce-c120b12b83767558): no open positive; the hard-negative twin, resolved by that turn
+    from builder.synthesize.corpus import Corpus
+
+    conv = Conversation("cards", "clapnq", [
+        Turn("user", "Do the Arizona Cardinals play outside the US?", rewrite="Do the Arizona Cardinals play outside the US?"),
+        Turn("assistant", "Yes, they played in London in 2017."),
+        Turn("user", "How many teams are in the NFL?", rewrite="How many teams are in the NFL?"),
+    ])
+    pool = Conversation("pool", "clapnq", [Turn("user", "Tell me about football.", [
+        Passage("n1", "The Arizona Cardinals are a team of the NFL.", "Arizona Cardinals"),
+        Passage("n2", "The NFL's Arizona Cardinals play in Glendale.", "NFL"),
+        Passage("n3", "The NBA has 30 teams.", "NBA"),
+    ])])
+    names = {"league": ["NFL", "NBA", "MLB"]}
+    plain = _records(KindReference().generate(_ctx(conv, 2, block_names=names)))
+    assert [r.needs_clarification for r in plain] == [True]  # without the domain's passages: open
+    ctx = TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], block_names=names,
+                      corpus=Corpus.from_conversations([conv, pool]))
+    out = _records(KindReference().generate(ctx))
+    assert [r.needs_clarification for r in out] == [False]
+    assert out[0].resolution["turn_index"] == 0 and out[0].resolution["referent"] == "NFL"

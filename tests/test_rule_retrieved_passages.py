@@ -319,3 +319,22 @@ def test_known_candidates_are_named_in_the_clarification():
         question, pattern = clarification(two, Kind("disease", "diseases"), random.Random(seed))
         assert pattern == "hedge" and "Sickle cell disease" in question and "Huntington's disease" in question
     assert clarification(two[:1], Kind("disease", "diseases"), random.Random(0))[1] == "open"
+
+
+def test_a_history_naming_what_ties_to_the_referent_resolves_the_passages():
+    # 'What is the number of teams in the league?' after the Arizona Cardinals (read 21): the talk says which
+    campus = Passage("campus", "Yale University is the oldest college in Connecticut.", "Yale University")
+    haven = _conv("haven", "edu", [
+        Turn("user", "What is there to see in Connecticut?", [Passage("ct", "Connecticut has Yale University.", "Connecticut")],
+             rewrite="What is there to see in Connecticut?"),
+        Turn("assistant", "The Peabody Museum and the Green."),
+        Turn("user", "When was the university founded?", [YALE_OWN, campus], rewrite="When was Yale University founded?"),
+    ])
+    records = [o for o in _run_with(haven, 2) if isinstance(o, Record) and o.history]
+    assert records and not any(r.needs_clarification for r in records)
+    assert records[0].resolution["source"] == "history" and records[0].resolution["turn_index"] == 0
+
+
+def _run_with(conv, turn):
+    corpus = Corpus.from_conversations(ALL + [conv])
+    return list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(conv, turn, corpus)))

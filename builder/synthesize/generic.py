@@ -19,6 +19,7 @@ class Generalized:
     generic: str  # what replaced it: "the river" or a pronoun
     category: str  # underspecified_entity (generic noun) or unresolved_reference (pronoun)
     standalone: str = ""  # the human standalone query the entity was taken from
+    indefinite: str = ""  # 'an Earth satellite': the standalone asked about a sort of thing, not one of them
 
 
 def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
@@ -32,11 +33,15 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     if re.match(r"\s*\(", ctx.standalone[entity.end:]):
         # 'using Virtual Private Cloud (VPC)' -> 'using the cloud (VPC)': the bracket still says which.
         return ctx.reject(method, f"a name in brackets follows '{entity.text}'", ctx.standalone)
-    indefinite = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start]) or re.match(r"(?i)(an?)\s", entity.text)
-    if indefinite:
-        # 'what an Earth satellite orbit is' asks about a sort of thing; 'the satellite orbit' would point at one.
-        return ctx.reject(method, f"'{indefinite.group(1)} {tx.clean_name(entity.text)}' names no one thing to make "
-                                  "generic", ctx.standalone)
+    if re.match(r"(?i)(?:an?|the)\s", entity.text):
+        return ctx.reject(method, f"'{entity.text}' is a noun phrase, not a name", ctx.standalone)
+    if tx.defines_type(ctx.standalone, entity):
+        return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
+    article = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start])
+    indefinite = f"{article.group(1)} {tx.clean_name(entity.text)}" if article else ""
+    if indefinite and not entity.head:
+        # 'work for a FAANG' -> 'work for it': a pronoun stands for one thing, not a sort of thing.
+        return ctx.reject(method, f"'{indefinite}' names no one thing for a pronoun to stand for", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
     if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
@@ -81,13 +86,22 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     if len(tx.content_stems(query) - {entity.head}) < (1 if entity.head else 2):
         # 'Could you explain what it is?' fits every conversation and would tie them all into one split group.
         return ctx.reject(method, f"too little left after removing '{entity.text}'", ctx.standalone)
-    return Generalized(entity, query, generic, category, ctx.standalone)
+    return Generalized(entity, query, generic, category, ctx.standalone, indefinite)
+
+
+def no_resolved_twin(ctx: TurnContext, got: Generalized, method: str) -> Rejection | None:
+    """'what an Earth satellite orbit is' asks about a sort of thing: 'the satellite orbit' is open in any chat, but
+    no history resolves it to what the user asked (read 20, ce-c29043a13e581993). The rejection, or None."""
+    if got.indefinite:
+        return ctx.reject(method, f"'{got.indefinite}' names no one thing; no history resolves '{got.generic}' to it",
+                          got.query)
+    return None
 
 
 def with_referent(g: Generalized, name: str) -> str:
     """The generic query read with another referent: the standalone query naming `name` in the entity's place."""
     s, e = g.standalone, g.entity
-    out = s[: e.start] + name + s[e.end :]
+    out = tx.fit_article(s[: e.start], name) + name + s[e.end :]  # 'a Lite account' -> 'an Enterprise account'
     return out[0].upper() + out[1:]
 
 

@@ -54,13 +54,9 @@ class KindQuery:
             before = tx.with_the(before)  # 'the size of the Sun'
         elif len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
             before = re.sub(r"(?i)\bthe\s+$", "", before)  # 'the Byzantine Empire' -> 'Rome', not 'the Rome'
-        article = re.search(r"(?i)\b(a|an)\s+$", before)
-        if article:  # 'an IRA' -> 'a Roth IRA' / '401k accounts'
-            plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
-            word = "" if plural_ else ("an " if name[:1].lower() in "aeiou" else "a ")
-            if article.group(1)[:1].isupper():
-                word = word.capitalize()
-            before = before[: article.start()] + word
+        # 'an IRA' -> 'a Roth IRA' / '401k accounts'
+        plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
+        before = tx.fit_article(before, name, plural_)
         out = before + name + s[e.end :]
         return out[0].upper() + out[1:]
 
@@ -221,16 +217,21 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
     return None
 
 
-def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str) -> str | None:
+def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str, proper_only: bool = False
+                          ) -> str | None:
     """A name left in the generic query that the domain's passages mention with the referent more than with any
     other name of its kind (at least twice): 'Did Juno and Galileo find cyclones on this planet?' is about Jupiter,
-    'MacArthur and the Emperor' about Japan. Needs the domain's passage pool; None without one."""
+    'MacArthur and the Emperor' about Japan. With `proper_only`, only names capitalized throughout that are no maker
+    name ('IBM' goes with every product of its docs). Needs the domain's passage pool; None without one."""
     if ctx.corpus is None or not kind:
         return None
     own = tx.clean_name(referent)
     rivals = [n for n in known_names(ctx, kind) if len(n) > 2 and not tx.same_thing(n, own)]
+    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}
     for name in tx.names_in(query):
         if tx.same_thing(name, own) or tx.kind_of(name) == kind:
+            continue
+        if proper_only and (name in brands or not all(w[:1].isupper() or w[:1].isdigit() for w in tx.words(name))):
             continue
         texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, name, 20)]
         texts = [t for t in texts if tx.mentions(t, name)]
@@ -239,6 +240,13 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
         if with_own >= 2 and with_own > 2 * with_rival:
             return name
     return None
+
+
+def singled_by_history(ctx: TurnContext, referent: str, kind: str | None, history: list[dict[str, str]]) -> str | None:
+    """A name in the history's user turns that singles out the referent the same way: 'the league' after 'Do the
+    Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558)."""
+    said = "\n".join(h["content"] for h in history if h["role"] == "user")
+    return singled_by_other_name(ctx, referent, kind, said, proper_only=True) if said else None
 
 
 def _phrase_value(ctx: TurnContext, slot: int) -> float:
@@ -461,13 +469,14 @@ def kind_positive(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
 
 
 def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, name: str,
-                  method: str, version: str, pair: str | None = None) -> Record:
-    """The twin: the same words after a history that names exactly one thing of the kind."""
+                  method: str, version: str, pair: str | None = None, via: str = "") -> Record:
+    """The twin: the same words after a history that names exactly one thing of the kind (or, `via`, names
+    something that singles it out: the Arizona Cardinals for the NFL)."""
     same = tx.same_thing(name, tx.clean_name(kq.referent.name))
     resolved = kq.referent.standalone if same else kq.reading(name)
     return kind_record(ctx, kq, history, source, method, version, pair or kind_pair(ctx, 0), needs_clarification=False,
                        category="hard_negative", interpretations=[resolved], target=clear_target(),
-                       resolution={"source": "history", "turn_index": resolving_turn(history, name), "document_id": None,
+                       resolution={"source": "history", "turn_index": resolving_turn(history, via or name), "document_id": None,
                                    "referent": name, "resolved_query": resolved})
 
 

@@ -253,15 +253,11 @@ def added_referent(original: str, rewrite: str, things_only: bool = True) -> str
     return None
 
 
-def _verb_form(low: str) -> bool:
-    return low in lexicon()["verbs"] or low in _PARTICIPLES or len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
-
-
 def _trim_verbs(span: str) -> str:
     """A referent is a thing: 'Byzantine Empire founded' -> 'Byzantine Empire'; a lone 'using' is none. It
     ends in a noun, not a preposition, a possessive or an adjective ('taxes on' -> 'taxes', 'legal' is none)."""
     toks = span.split()
-    while toks and toks[-1].islower() and (_verb_form(low := toks[-1].lower()) or low in stopwords()
+    while toks and toks[-1].islower() and (verb_or_adverb(low := toks[-1].lower()) or low in stopwords()
                                            or re.search(r"['’]s$|ly$", low) or low in ADJECTIVES):
         toks.pop()
     if len(toks) == 1 and toks[0].islower() and toks[0].endswith("ing"):
@@ -294,14 +290,12 @@ def _nounish(word: str) -> bool:
     low = word.lower()
     return (
         len(low) > 2
-        and low not in _PARTICIPLES
         and low not in stopwords()
-        and low not in lexicon()["verbs"]
         and "'" not in low
         and "’" not in low
         and not low.endswith(("ing", "ed", "ly"))
         and not low.isdigit()
-        and not verb_or_adverb(low)  # 'FAANG pays', 'the Berlin Wall came down'
+        and not verb_or_adverb(low)  # 'FAANG pays', 'the Berlin Wall came down', 'built'
     )
 
 
@@ -432,9 +426,8 @@ def modifies_noun(query: str, entity: Entity) -> bool:
 
 # Past forms and adverbs that follow a subject name ('the Berlin Wall came down', 'Is Richard III historically
 # accurate?') without the suffixes verb_or_adverb reads.
-_IRREGULAR = frozenset("came went took fell began begun won lost made built became grew grown ran got gave given saw "
-                       "seen left held fought rose risen led known shown born written taken drawn brought bought caught "
-                       "told sold spent sent kept met paid said stood first ever never already often usually".split())
+_IRREGULAR = _PARTICIPLES | frozenset("came went took fell began begun won lost became grew ran gave saw fought rose "
+                                      "risen led caught met said stood first ever never already often usually".split())
 
 
 def verb_or_adverb(word: str) -> bool:
@@ -805,7 +798,9 @@ def _acronym_of(a: str, b: str) -> bool:
 
 
 _RESTRICTING = frozenset("of that which who whom whose where for in on at with from called named".split())
-_DEMONSTRATIVE_OR_THE = re.compile(r"\b(the|this|that|these|those)\s+([A-Za-z][\w\-]*)(?:\s+(\S+))?", re.I)
+# An ordinal or such before the noun picks no one thing either: 'the last Emperor', 'the famous basketball player'.
+_PICKS_NONE = r"(?:(first|last|second|third|final|current|latest|previous|next|original|famous|main|new|old)\s+)?"
+_DEMONSTRATIVE_OR_THE = re.compile(r"\b(the|this|that|these|those)\s+" + _PICKS_NONE + r"([A-Za-z][\w\-]*)(?:\s+(\S+))?", re.I)
 
 
 _WHICH_ONE = re.compile(r"\b(?:which|this|that|the other)\s+ones?\b", re.I)
@@ -821,17 +816,19 @@ def unresolved_kind_phrase(query: str) -> str | None:
     if one:
         return one.group(0)
     for m in _DEMONSTRATIVE_OR_THE.finditer(query):
-        det, noun, after = m.group(1).lower(), m.group(2), (m.group(3) or "").strip("?,.!;:").lower()
+        det, adjective, noun, rest = m.group(1).lower(), m.group(2), m.group(3), m.group(4) or ""
+        after = rest.strip("?,.!;:").lower()
         low = noun.lower()
         demonstrative_noun = det in ("this", "these", "those") and low not in stopwords() and low not in lexicon()["verbs"] \
             and low not in lexicon()["wh_words"] and not low.endswith(("ly", "ing"))
-        if noun[:1].isupper() or (singular(noun) is None and not demonstrative_noun):
+        # A capitalized kind noun is a title ('the Senate') unless a word before it says it is one of many.
+        if (noun[:1].isupper() and not (adjective and singular(noun))) or (singular(noun) is None and not demonstrative_noun):
             continue
         if det == "that" and noun.lower() in lexicon()["verbs"]:
             continue
-        if after in _RESTRICTING or (m.group(3) or "")[:1].isupper():
+        if after in _RESTRICTING or rest[:1].isupper():
             continue
-        return f"{m.group(1)} {noun}"
+        return " ".join(w for w in (m.group(1), adjective, noun) if w)
     return None
 
 
@@ -926,6 +923,17 @@ def join_hyphens(text: str) -> str:
 def _plain(text: str) -> str:
     """'IBM Cloud® Kubernetes Service' is one name; so is 'All - Star Game'."""
     return join_hyphens(text.replace("®", "").replace("™", ""))
+
+
+def fit_article(before: str, name: str, plural_: bool = False) -> str:
+    """The words before a name with 'a' / 'an' made to fit it ('an IRA' -> 'a Roth IRA'; a plural takes none)."""
+    article = re.search(r"(?i)\b(a|an)\s+$", before)
+    if not article:
+        return before
+    word = "" if plural_ else ("an " if name[:1].lower() in "aeiou" else "a ")
+    if article.group(1)[:1].isupper():
+        word = word.capitalize()
+    return before[: article.start()] + word
 
 
 def with_the(before: str) -> str:

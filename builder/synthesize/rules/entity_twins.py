@@ -14,7 +14,7 @@ from builder.synthesize.context import (
     NO_HISTORY, TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn,
     unrelated_contexts,
 )
-from builder.synthesize.generic import generalize, with_referent
+from builder.synthesize.generic import generalize, no_resolved_twin, with_referent
 
 
 def _other_names_last(history: list[dict[str, str]], name: str) -> list[str]:
@@ -119,6 +119,9 @@ class EntityTwins:
             )
         own = ctx.history
         if not own:
+            return
+        if (skip := no_resolved_twin(ctx, got, method)) is not None:
+            yield skip
             return
         where = resolving_turn(own, entity.text)
         rivals = [o for o in options if tx.mentions(history_text(own), o)]

@@ -42,7 +42,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "6"
+    version = "7"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -50,7 +50,8 @@ class KindReference:
                 "prefix naming none (and no name of the kind the block, domain or lexicon knows, such as 'soccer' in 'Major League Soccer') gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block, asked openly (no default referent such as 'this planet' = Earth, and no "
                 "layer kind such as 'cloud'); a prefix naming exactly one gives the hard-negative twin, resolved by "
-                "that turn. Several such stitch points per query, spread over the conversation; with `later`, the "
+                "that turn, as does a prefix naming none whose user turns name something the domain's passages tie to "
+                "the referent ('the league' after the Arizona Cardinals). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "
                 "`retrieved_share`, that share of the records is also asked post-retrieval, with the passages BM25 finds "
                 "for the question's own words in the domain's pool (never the turn's own); the label stands.")
@@ -86,6 +87,10 @@ class KindReference:
         later = kd.later_prefixes(ctx) if self.later else []
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
             label, names = classify(history, ref, describe, others, known)
+            tie = kd.singled_by_history(ctx, ref.name, ref.kind, history) if label == "none" else None
+            if tie:  # 'the league' after the Arizona Cardinals: the talk says which (the NFL) without naming it
+                found.setdefault("tied", []).append((cut, history, [tie]))
+                continue
             if cut <= ctx.index or label == "many":  # past the turn, only several candidates leave it open
                 found.setdefault(label, []).append((cut, history, names))
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
@@ -109,6 +114,8 @@ class KindReference:
         ones = [o for o in ones if tx.same_thing(o[2][0], own)] or ones  # a prefix naming the true referent first
         for cut, history, names in ones[: self.twins]:
             yield kd.kind_negative(ctx, kq, history, source(cut), names[0], method, version, pair)
+        for cut, history, (tie,) in found.get("tied", [])[: self.twins if not ones else 0]:
+            yield kd.kind_negative(ctx, kq, history, source(cut), own, method, version, pair, via=tie)
 
 
 def _spread(found: list, n: int) -> list:

@@ -10,7 +10,9 @@ from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import TurnContext, pair_id
-from builder.synthesize.generic import Generalized, about, distinct, generalize, good_name, title_name, with_referent
+from builder.synthesize.generic import (
+    Generalized, about, distinct, generalize, good_name, no_resolved_twin, title_name, with_referent,
+)
 
 Rival = tuple[str, list[Passage], TurnContext]
 
@@ -51,6 +53,8 @@ class PassageTwins:
         # thing in passages found for the named question says nothing of what the vague one meant.
         if not ctx.history:
             yield ctx.reject(method, "no history: the passages alone do not say what the generic words meant", generic)
+        elif (skip := no_resolved_twin(ctx, got, method)) is not None:
+            yield skip
         else:
             yield Record(
                 domain=ctx.conv.domain,

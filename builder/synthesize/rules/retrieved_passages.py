@@ -602,7 +602,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "6"
+    version: ClassVar[str] = "7"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -715,6 +715,10 @@ class RetrievedPassages:
             if len(options) == 1:
                 return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
             return self._negative(ctx, got, k, hits, history, history_source, resolved, "history", method, in_history[0])
+        tie = kd.singled_by_history(ctx, referent, noun, history) if history and not in_history and own else None
+        if tie:
+            # 'the league' after 'Do the Arizona Cardinals play outside the US?' is the NFL in this domain's passages.
+            return self._negative(ctx, got, k, hits, history, history_source, own[0], "history", method, tie)
         if len(options) == 1:
             if in_history:  # the history names two things of the kind, the passages one
                 return ctx.reject(self.name, f"{where}: the history names two {got.kind.plural}, the passages one", got.query)

@@ -21,7 +21,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "11"
+    version = "12"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -67,7 +67,9 @@ class StandaloneClear:
         history = ctx.history if rng.random() < 0.5 else []
         source = None
         switch = ctx.rng(f"{method}|switch")
-        if switch.random() < self.switch_share:
+        # Only a question that names its topic is clear after a talk about something else: 'How can I get
+        # enforcement support?' after a compost talk leaves open what is enforced (read 21).
+        if switch.random() < self.switch_share and tx.entities(query):
             donor, where = donor_history(ctx, switch, empty_share=0.0)
             if donor:
                 history, source = donor, where
