@@ -629,3 +629,13 @@ def test_a_reading_with_another_name_fits_its_article():
     got = generalize(_ctx(lite, 1), "test")
     assert got.query == "How much can I store in the account?"
     assert with_referent(got, "Enterprise account") == "How much can I store in an Enterprise account?"
+
+
+def test_a_kind_noun_that_opens_a_longer_name_is_not_made_generic():
+    # 'Can you tell me more about the office of the New York State Attorney General?' (read 22, ce-039f6a03903a547e)
+    from builder.synthesize.generic import generalize
+
+    ag = _conv("ag", [Turn("user", "Tell me about the Office of the New York State Attorney General.",
+                           rewrite="Tell me about the Office of the New York State Attorney General.")])
+    got = generalize(_ctx(ag, 1), "test")
+    assert isinstance(got, Rejection) and "opens a longer name" in got.reason
