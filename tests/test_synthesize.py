@@ -639,3 +639,15 @@ def test_a_kind_noun_that_opens_a_longer_name_is_not_made_generic():
                            rewrite="Tell me about the Office of the New York State Attorney General.")])
     got = generalize(_ctx(ag, 1), "test")
     assert isinstance(got, Rejection) and "opens a longer name" in got.reason
+
+
+def test_a_which_question_joins_its_options_with_or_and_names_take_their_article():
+    # read 21, ce-c120b12b83767558: 'Which league do you have in mind: NHL, NBA and Major League Soccer?',
+    # readings 'in Premier League'
+    from builder.synthesize.clarify import conjunction
+
+    assert conjunction("Which {head} do you have in mind: {options}?") == "or"
+    assert conjunction("There are several {heads} you could be asking about, like {options}. Which one?") == "and"
+    assert tx.substitute("How many teams are in the league?", "the league", "Premier League") == \
+        "How many teams are in the Premier League?"
+    assert tx.with_the("Which is the most popular ") == "Which is the most popular "  # not '... popular the ...'

@@ -20,6 +20,11 @@ def templates() -> dict:
     return yaml.safe_load((Path(__file__).parent / "templates.yaml").read_text(encoding="utf-8"))
 
 
+def conjunction(template: str) -> str:
+    """'like A, B and C' lists examples; 'Do you mean A, B or C?' and 'Which one: A, B or C?' ask for one."""
+    return "and" if "like" in template or "such as" in template or "example" in template else "or"
+
+
 def join_options(options: list[str], conj: str = "or") -> str:
     if len(options) == 1:
         return options[0]
@@ -53,7 +58,7 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
     pattern = rng.choices(possible, weights=weights, k=1)[0]
     template = rng.choice(templates()[pattern][kind])
     shown = options[:3] if pattern == "hedge" else options
-    conj = "and" if "like" in template or "such as" in template or "example" in template else "or"
+    conj = conjunction(template)
     text = template.format(
         options=join_options(shown, conj) if shown else "",
         listed=", ".join(shown),  # 'Are you asking about A, B, or something else?'

@@ -937,8 +937,15 @@ def fit_article(before: str, name: str, plural_: bool = False) -> str:
 
 
 def with_the(before: str) -> str:
-    """The words before a name that takes 'the' ('the size of the Sun'), whatever determiner stood there."""
-    return before if re.search(r"(?i)\bthe\s+$", before) else re.sub(r"(?i)\b(?:this|that|an?)\s+$", "", before) + "the "
+    """The words before a name that takes 'the' ('the size of the Sun'), whatever determiner stood there; none
+    after a modifier of the phrase ('the most popular Premier League', not 'the most popular the Premier League')."""
+    if re.search(r"(?i)\bthe\s+$", before):
+        return before
+    last = words(before)[-1].lower() if words(before) else ""
+    if last and last not in stopwords() and not re.search(r"(?i)\b(?:this|that|an?)\s+$", before) \
+            and re.search(r"(?i)\b(?:the|a|an|this|that|its|their)\s+(?:\w+\s+){1,3}$", before):
+        return before
+    return re.sub(r"(?i)\b(?:this|that|an?)\s+$", "", before) + "the "
 
 
 def substitute(text: str, phrase: str, name: str) -> str | None:

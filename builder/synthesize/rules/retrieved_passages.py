@@ -43,7 +43,7 @@ from builder.synthesize import corpus as corpus_mod
 from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
-from builder.synthesize.clarify import join_options
+from builder.synthesize.clarify import conjunction, join_options
 from builder.synthesize.context import TurnContext, donor_history, history_text, pair_id
 
 # A kind noun this vague names no kind of thing ("Hamlet is a term ...").
@@ -529,7 +529,7 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
     if pattern == "list":
         shown = ", ".join(f"{i}) {o.shown()}" for i, o in enumerate(options, start=1))
     else:
-        shown = join_options([o.shown() for o in options[:3]], "and" if "like" in template or "such as" in template or ":" in template else "or")
+        shown = join_options([o.shown() for o in options[:3]], conjunction(template))  # 'Which league do you have in mind: A, B or C?'
     return template.format(options=shown, head=kind.noun, heads=kind.plural), pattern
 
 
