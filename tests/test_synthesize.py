@@ -631,16 +631,6 @@ def test_a_reading_with_another_name_fits_its_article():
     assert with_referent(got, "Enterprise account") == "How much can I store in an Enterprise account?"
 
 
-def test_a_kind_noun_that_opens_a_longer_name_is_not_made_generic():
-    # 'Can you tell me more about the office of the New York State Attorney General?' (read 22, ce-039f6a03903a547e)
-    from builder.synthesize.generic import generalize
-
-    ag = _conv("ag", [Turn("user", "Tell me about the Office of the New York State Attorney General.",
-                           rewrite="Tell me about the Office of the New York State Attorney General.")])
-    got = generalize(_ctx(ag, 1), "test")
-    assert isinstance(got, Rejection) and "opens a longer name" in got.reason
-
-
 def test_a_which_question_joins_its_options_with_or_and_names_take_their_article():
     # read 21, ce-c120b12b83767558: 'Which league do you have in mind: NHL, NBA and Major League Soccer?',
     # readings 'in Premier League'

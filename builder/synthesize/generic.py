@@ -47,9 +47,6 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
         # "Jupiter's Moon, Europa, like": the name beside it still says which one (or it is one of a list).
         return ctx.reject(method, f"'{entity.text}' stands beside another name", ctx.standalone)
-    if re.match(r"\s+of\s+(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
-        # 'the Office of the New York State Attorney General' -> 'the office of the ...' still names it (read 22).
-        return ctx.reject(method, f"'{entity.text}' opens a longer name ('{entity.text} of ...')", ctx.standalone)
     longer = tx.inside_longer_name(ctx.standalone, entity, [p.title + "\n" + p.text for p in passages])
     if longer:
         return ctx.reject(method, f"'{entity.text}' ends the name '{longer}'", ctx.standalone)
