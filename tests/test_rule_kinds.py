@@ -201,7 +201,8 @@ def test_no_pronoun_twin_when_the_answer_names_another_of_the_kind():
 def test_kind_lexicon_and_descriptions_give_kinds():
     assert tx.kind_of("Lake Tahoe") == "lake"
     assert tx.kind_of("NASA") == "agency"
-    assert tx.kind_of("Friends", ["Friends is an American television sitcom."]) == "sitcom"
+    assert tx.kind_of("Scrubs", ["Scrubs is an American television sitcom."]) == "sitcom"
+    assert tx.kind_of("Friends") == "series"  # the kind lexicon
     assert tx.kind_in_text("France", ["Paris is the capital of France."]) is None
     assert tx.kind_in_text("Maine", ["the state of Maine"]) == "state"
 
@@ -569,3 +570,26 @@ def test_a_talk_that_names_what_ties_to_the_referent_resolves_the_kind_phrase():
     out = _records(KindReference().generate(ctx))
     assert [r.needs_clarification for r in out] == [False]
     assert out[0].resolution["turn_index"] == 0 and out[0].resolution["referent"] == "NFL"
+
+
+def test_a_name_that_is_the_subject_of_a_what_clause_keeps_the_kind_phrases_article():
+    # 'Could you explain what Spark is?' became 'Could you explain what engine is?' once Spark had a kind
+    from builder.synthesize import kinds as kd
+
+    conv = Conversation("spark", "ibmcloud", [
+        Turn("user", "What runs my analytics jobs?", rewrite="What runs my analytics jobs?"),
+        Turn("assistant", "Analytics Engine runs them."),
+        Turn("user", "Could you explain what Spark is?", rewrite="Could you explain what Spark is?"),
+    ])
+    ctx = _ctx(conv, 2)
+    ref = kd.referent_of(ctx, "test")
+    kq = kd.make_kind_query(ctx, ref, "test")
+    assert kq.query in ("Could you explain what the engine is?", "Could you explain what this engine is?",
+                        "Could you explain what that engine is?")
+    assert kq.reading("Apache Spark") == "Could you explain what Apache Spark is?"
+
+
+def test_a_yes_that_opens_an_answer_is_no_candidate():
+    # 'What is the speed of it?' was read 'What is the speed of Yes?' after 'Yes, the Europa Clipper spacecraft ...'
+    found = [e.text for e in tx.entities("Yes, the Europa Clipper spacecraft is fast. No, Juno is slower.")]
+    assert found == ["Europa Clipper spacecraft", "Juno"]

@@ -403,6 +403,17 @@ def test_a_nationality_before_a_common_noun_is_no_name():
     assert tx.is_name("401K account", "account") and tx.is_name("American football", "sport")  # a lexicon name
 
 
+def test_a_medium_or_genre_word_before_the_kind_is_no_name():
+    # 'Which Comedy Series is the best in history?' and '... The TV series?' were readings (read 22): an
+    # award's 'Outstanding Comedy Series' and 'TV series' say what kind of show, not which one.
+    from builder.synthesize.rules.retrieved_passages import _good_name
+
+    assert not tx.is_name("TV series", "series") and not tx.is_name("Comedy Series", "series")
+    assert tx.is_name("Office series", "series") and tx.is_name("Korean War", "war")
+    assert not _good_name("Comedy Series") and not _good_name("TV Series") and _good_name("Arrested Development")
+    assert "Comedy Series" not in tx.named_of_kind("It won the Emmy for Outstanding Comedy Series, like Friends.", "series")
+
+
 def test_a_type_asked_about_with_a_or_an_is_not_made_generic():
     from builder.synthesize.generic import generalize
 

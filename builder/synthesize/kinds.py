@@ -26,6 +26,8 @@ _DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|
 _DETERMINER_ADJECTIVE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those|my|your|our)\s+[a-z][a-z-]*\s+$")
 _IMPERATIVES = frozenset({"name", "list", "tell", "describe", "explain", "compare", "give", "show", "define",
                           "summarize", "summarise", "identify", "provide"})
+# 'explain what Spark is': 'what' opens a clause whose subject is the name, so the kind phrase keeps its article.
+_CLAUSE_SUBJECT = re.compile(r"(?i)^\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had)\b(?:\s+(?:used|for|about|like|made|called|known|doing|meant|supposed))?\s*[?.!]?\s*$")
 _POSSESSOR_BEFORE = re.compile(r"(?i)(?:[’']s|\b(?:his|her|its|their|which|what|each|every|any))\s+$")
 
 
@@ -182,7 +184,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         rep = phrase
         if det:
             start = det.start()
-        elif _POSSESSOR_BEFORE.search(s[:start]) or _DETERMINER_ADJECTIVE_BEFORE.search(s[:start]):
+        elif (_POSSESSOR_BEFORE.search(s[:start]) and not _CLAUSE_SUBJECT.match(s[end:])) or _DETERMINER_ADJECTIVE_BEFORE.search(s[:start]):
             rep = phrase.split(" ", 1)[1]  # "NASA's this mission" -> "NASA's mission"
         query = s[:start] + rep + s[end:]
         query = query[0].upper() + query[1:] if start == 0 else query

@@ -137,6 +137,7 @@ def kind_word(head: str) -> str:
     return many[:-1] if many != many.lower() and many.endswith("s") and " " not in many else head
 
 
+_INTERJECTIONS = frozenset({"yes", "no", "okay", "ok", "sure", "hello", "hi", "thanks", "well", "indeed"})
 _CAP_SPAN = re.compile(
     r"(?:(?:[A-Z][A-Za-z0-9'’&\-]*|[A-Z0-9]{2,}[a-z]?)(?:[ \t]+(?:of|the|and|for|de|du|la|&)[ \t]+|[ \t]+)?)+"
 )
@@ -175,8 +176,8 @@ def entities(text: str) -> list[Entity]:
                 toks = words(span)
         if len(toks) == 1 and (start == _first_word_start(text) or _sentence_word(text, start, toks)):
             continue
-        if len(toks) == 1 and toks[0].lower() in stopwords():
-            continue
+        if len(toks) == 1 and (toks[0].lower() in stopwords() or toks[0].lower() in _INTERJECTIONS):
+            continue  # 'Yes, the Europa Clipper ...' opens an answer; 'Yes' is no thing
         if toks[0] == "I":
             continue
         found.append(Entity(text=span, head=head_of(span), start=start, end=start + len(span)))
@@ -568,6 +569,12 @@ def person_kinds() -> frozenset[str]:
     return frozenset(str(k) for k in lexicon().get("person_kinds", []))
 
 
+@lru_cache(maxsize=1)
+def genre_words() -> frozenset[str]:
+    """Medium and genre words ('TV', 'comedy'): capitalized or not, they name no show."""
+    return frozenset(str(k).lower() for k in lexicon().get("genre_words", []))
+
+
 def layer_kinds() -> frozenset[str]:
     """Kinds whose named things are mostly parts of one product family ('IBM Cloud VPC' is no rival of 'IBM
     Cloud'): no kind phrase is made of them."""
@@ -706,7 +713,8 @@ def is_name(name: str, kind: str | None) -> bool:
     if capitalized and toks[-1][:1].islower() and all(_demonym(t) for t in capitalized) \
             and name.lower() not in kind_lexicon():  # 'American football' is a sport's name
         return False  # 'Indian economy', 'Christian church': a nationality and a common noun
-    rest = [t for t in toks if not (kind and singular(t) == kind) and t.lower() not in stopwords()]
+    rest = [t for t in toks if not (kind and singular(t) == kind) and t.lower() not in stopwords()
+            and t.lower() not in genre_words()]  # 'TV series', 'Comedy Series': a kind of show, not one
     # Something besides the kind noun must be a name: 'Lite plan', '401k plan'; not '300 state'.
     return any(t[:1].isupper() or (t[:1].isdigit() and any(ch.isalpha() for ch in t)) for t in rest)
 

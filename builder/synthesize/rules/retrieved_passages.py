@@ -326,6 +326,7 @@ def _good_name(name: str, strict: bool = True) -> bool:
         and not re.search(r"(?<!\bof)\s+the\s", name)  # 'Visit the NASA Eclipse' is a sentence
         and toks[0].lower() not in tx.lexicon()["verbs"]
         and toks[0].lower() not in _IMPERATIVES
+        and not all(t.lower() in tx.genre_words() or _singular(t.lower()) == _head_word(name) for t in toks)  # 'Comedy Series'
     )
 
 
