@@ -652,3 +652,17 @@ def test_a_which_question_joins_its_options_with_or_and_names_take_their_article
     assert tx.substitute("How many teams are in the league?", "the league", "Premier League") == \
         "How many teams are in the Premier League?"
     assert tx.with_the("Which is the most popular ") == "Which is the most popular "  # not '... popular the ...'
+
+
+def test_a_clarification_says_the_before_names_that_take_it():
+    # 'Are you asking about Roman Empire, Byzantine Empire, or something else?' (read 23); a numbered list names bare
+    import random
+
+    from builder.synthesize.clarify import clarification
+
+    for seed in range(40):
+        question, pattern = clarification("kind", random.Random(seed), options=["Roman Empire", "Byzantine Empire"],
+                                          head="empire", heads="empires")
+        assert "the Roman Empire" in question and "the Byzantine Empire" in question, question
+    assert tx.in_running_text("Yale University") == "Yale University" and tx.in_running_text("Hamlet") == "Hamlet"
+    assert tx.in_running_text("Sun") == "the Sun" and tx.in_running_text("The Office") == "The Office"

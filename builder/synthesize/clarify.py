@@ -59,9 +59,10 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
     template = rng.choice(templates()[pattern][kind])
     shown = options[:3] if pattern == "hedge" else options
     conj = conjunction(template)
+    said = [tx.in_running_text(o) for o in shown]  # 'about the Roman Empire, ...'; a numbered list stays bare
     text = template.format(
-        options=join_options(shown, conj) if shown else "",
-        listed=", ".join(shown),  # 'Are you asking about A, B, or something else?'
+        options=join_options(said, conj) if said else "",
+        listed=", ".join(said),  # 'Are you asking about A, B, or something else?'
         numbered=", ".join(f"{i}) {o}" for i, o in enumerate(shown, start=1)),  # 'such as: 1) A, 2) B'
         **slots,
     )

@@ -944,6 +944,22 @@ def fit_article(before: str, name: str, plural_: bool = False) -> str:
     return before[: article.start()] + word
 
 
+@lru_cache(maxsize=1)
+def _the_kinds() -> frozenset[str]:
+    return frozenset(str(k) for k in lexicon().get("the_kinds", []))
+
+
+def in_running_text(name: str) -> str:
+    """A name as a sentence says it: 'the Roman Empire', 'the Qi wall', 'the Sun'; 'Hamlet', 'Yale University'
+    and 'Roth IRA' stay bare, as does a name that opens with its own determiner."""
+    toks = words(name)
+    if not toks or toks[0].lower() in {"the", "a", "an", "this", "that", "my", "your"}:
+        return name
+    if name in lexicon()["definite_names"] or singular(toks[-1].lower()) in _the_kinds():
+        return "the " + name
+    return name
+
+
 def with_the(before: str) -> str:
     """The words before a name that takes 'the' ('the size of the Sun'), whatever determiner stood there; none
     after a modifier of the phrase ('the most popular Premier League', not 'the most popular the Premier League')."""

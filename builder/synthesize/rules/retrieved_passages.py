@@ -530,7 +530,8 @@ def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tupl
     if pattern == "list":
         shown = ", ".join(f"{i}) {o.shown()}" for i, o in enumerate(options, start=1))
     else:
-        shown = join_options([o.shown() for o in options[:3]], conjunction(template))  # 'Which league do you have in mind: A, B or C?'
+        said = [dataclasses.replace(o, name=tx.in_running_text(o.name)).shown() for o in options[:3]]  # 'the Qi wall'
+        shown = join_options(said, conjunction(template))  # 'Which league do you have in mind: A, B or C?'
     return template.format(options=shown, head=kind.noun, heads=kind.plural), pattern
 
 
