@@ -593,3 +593,33 @@ def test_a_yes_that_opens_an_answer_is_no_candidate():
     # 'What is the speed of it?' was read 'What is the speed of Yes?' after 'Yes, the Europa Clipper spacecraft ...'
     found = [e.text for e in tx.entities("Yes, the Europa Clipper spacecraft is fast. No, Juno is slower.")]
     assert found == ["Europa Clipper spacecraft", "Juno"]
+
+
+# Jupiter and Earth both in the last exchange; Juno and Galileo, which the question keeps, go with Jupiter only.
+PROBES = Conversation("probes", "clapnq", [
+    Turn("user", "Which spacecraft explored Jupiter?", rewrite="Which spacecraft explored Jupiter?"),
+    Turn("assistant", "Juno and Galileo both studied Jupiter. Juno reached Jupiter in 2016. Galileo orbited Jupiter until 2003."),
+    Turn("user", "Are the cyclones on Jupiter like the ones on Earth?",
+         rewrite="Are the cyclones on Jupiter like the ones on Earth?"),
+    Turn("assistant", "The cyclones on Jupiter are far larger than the ones on Earth."),
+    Turn("user", "Did Juno and Galileo find cyclones on Jupiter?", rewrite="Did Juno and Galileo find cyclones on Jupiter?"),
+    Turn("assistant", "Yes."),
+    Turn("user", "Are there cyclones on Jupiter all year?", rewrite="Are there cyclones on Jupiter all year?"),
+])
+
+
+def test_no_pronoun_positive_when_the_names_the_question_keeps_go_with_one_candidate():
+    # 'Did Juno and Galileo find cyclones on it?' after Jupiter and Earth: the probes say Jupiter (read 23).
+    out = list(PronounReference().generate(_ctx(PROBES, 3)))
+    assert not [r for r in _records(out) if r.needs_clarification]
+    assert "the question's own names go with 'Jupiter' in the history" in [o.reason for o in out if isinstance(o, Rejection)]
+    # Without such names the same history leaves 'it' open between the two planets.
+    pos = [r for r in _records(PronounReference(later=True).generate(_ctx(PROBES, 4))) if r.needs_clarification]
+    assert pos and sorted(pos[0].interpretations) == ["Are there cyclones on Earth all year?",
+                                                      "Are there cyclones on Jupiter all year?"]
+
+
+def test_a_possessive_name_keeps_the_noun_it_owns_out_of_the_name():
+    # "Jupiter's rings" was taken for one name of no kind, so no kind phrase was made of Jupiter.
+    assert [e.text for e in tx.entities("Can I see Jupiter's rings from the city?")] == ["Jupiter's"]
+    assert [e.text for e in tx.entities("How do I check my FICO score?")] == ["FICO score"]

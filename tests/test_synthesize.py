@@ -666,3 +666,66 @@ def test_a_clarification_says_the_before_names_that_take_it():
         assert "the Roman Empire" in question and "the Byzantine Empire" in question, question
     assert tx.in_running_text("Yale University") == "Yale University" and tx.in_running_text("Hamlet") == "Hamlet"
     assert tx.in_running_text("Sun") == "the Sun" and tx.in_running_text("The Office") == "The Office"
+
+
+def test_a_follow_up_whose_rewrite_keeps_its_pronoun_is_not_clear():
+    # 'What is it?' -> 'What is it that can be cleaned up?': the rewrite names nothing for 'it' (read 23).
+    conv = _conv("water", [
+        Turn("user", "What is ground water contamination?", rewrite="What is ground water contamination?"),
+        Turn("assistant", "Harmful substances that seep into the ground water."),
+        Turn("user", "What is it?", rewrite="What is it that can be cleaned up?"),
+    ])
+    out = list(followup_twins(_ctx(conv, 2)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert [o.reason for o in out] == ["the rewrite keeps 'it' and names nothing for it"]
+    # A rewrite that adds only a verb to a question without a pronoun leaves it clear as it stands.
+    hiv = _conv("hiv", [
+        Turn("user", "What is HIV?", rewrite="What is HIV?"), Turn("assistant", "A virus."),
+        Turn("user", "Is there a cure for HIV?", rewrite="Is there a cure available for HIV?"),
+    ])
+    assert [o.category for o in followup_twins(_ctx(hiv, 2)) if isinstance(o, Record)] == ["clear"]
+
+
+def test_a_phrase_follow_up_whose_rewrite_adds_more_than_the_referent_is_no_hard_negative():
+    def conv(query, rewrite):
+        return _conv("moxie", [
+            Turn("user", "What does MOXIE do?", rewrite="What does MOXIE do?"),
+            Turn("assistant", "MOXIE makes oxygen from the carbon dioxide of the Martian air."),
+            Turn("user", query, rewrite=rewrite),
+        ])
+    # 'Others in the past?': that the others 'used it for similar purposes' is the answerer's guess (read 23).
+    out = list(followup_twins(_ctx(conv("Others in the past?", "Have others in the past used carbon dioxide for similar "
+                                         "purposes?"), 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any(o.reason.endswith("no hard negative") and "adds more than the referent" in o.reason
+               for o in out if isinstance(o, Rejection))
+    # A full question whose rewrite adds only the referent stays the hard negative.
+    out = list(followup_twins(_ctx(conv("Can it be stored?", "Can carbon dioxide be stored?"), 2)))
+    assert [o.category for o in out if isinstance(o, Record) and not o.needs_clarification] == ["hard_negative"]
+
+
+def test_a_fragment_that_keeps_a_verb_cut_from_its_object_is_no_record():
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    conv = _conv("india", [
+        Turn("user", "Tell me about Indian agriculture.", rewrite="Tell me about Indian agriculture."),
+        Turn("assistant", "Indian agriculture employs half of the workforce."),
+        Turn("user", "earn a good income?", [Passage("i1", "Indian agriculture pays little.", "Indian agriculture", True)],
+             rewrite="Do people working in the Indian agriculture industry earn a good income?"),
+    ])
+    out = list(FragmentTwins(positive_share=1.0).generate(_ctx(conv, 2, names={"industry": ["Indian agriculture"]})))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert any("keeps the verb 'earn'" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_standalone_clear_rejects_a_keyword_query_whose_only_capital_opens_it():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    def clear(rewrite, passage="Each cluster has worker nodes."):
+        conv = _conv("kw", [Turn("user", rewrite, [Passage("k1", passage, "Clusters", True)], rewrite=rewrite)])
+        return [o for o in StandaloneClear().generate(_ctx(conv, 1)) if isinstance(o, Record)]
+
+    # 'Worker node' (read 23): a common word capitalized because it opens the query names nothing.
+    assert not clear("Worker node")
+    # A name the passages also capitalize mid-sentence does name its topic.
+    assert clear("Kubernetes cluster", "You can run a Kubernetes cluster with worker nodes.")

@@ -452,6 +452,25 @@ def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
     return [] if topic_singles_out(history, found) else found
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[str]) -> str | None:
+    """The one candidate that the history says beside the names the question keeps, in the same sentences, when
+    it says no other candidate there: 'Did Juno and Galileo find cyclones on it?' after a talk where Juno and Galileo
+    go with Jupiter (and hardly ever with Earth) is about Jupiter (read 23, ce-6226412eff8177fc)."""
+    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}  # 'IBM Cloud' goes with every product
+    kept = [k for n in tx.names_in(query) for k in re.split(r"\s+(?:and|&)\s+", n)
+            if not any(tx.same_thing(k, c) for c in names) and k not in brands]
+    if not kept or len(names) < 2:
+        return None
+    sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if any(tx.mentions(s, k) for k in kept)]
+    counts = [sum(tx.says(s, n) for s in sentences) for n in names]
+    ranked = sorted(counts, reverse=True)
+    # Three times as often as any other: a passing comparison ('storms as large as Earth') does not make a rival.
+    return names[counts.index(ranked[0])] if ranked[0] >= 3 and ranked[0] >= 3 * ranked[1] else None
+
+
 # --- records of a kind phrase (kind_reference, kind_switch, pronoun_reference) ---
 
 

@@ -168,7 +168,9 @@ def entities(text: str) -> list[Entity]:
         # 'my FICO score': a capitalized modifier takes the noun it modifies; a name of no kind takes the kind
         # noun after it ('Standard Next plan'). 'Understanding bond prices' opens a sentence: no name.
         tail = re.match(r"([ \t]+[a-z][a-z\-]+)(?=[\s?.,!]|$)", text[start + len(span):])
-        if tail and all(_nounish(w) for w in tail.group(1).split()) and not _sentence_word(text, start, toks):
+        # 'Jupiter's rings': a possessive owns the noun after it, it does not name a thing with it.
+        possessive = span.endswith(("'s", "’s"))
+        if tail and not possessive and all(_nounish(w) for w in tail.group(1).split()) and not _sentence_word(text, start, toks):
             noun = tail.group(1).strip()
             # ('Credit Karma shows your score': after a name of two words a plural is its verb)
             if len(toks) == 1 or (head_of(toks[-1]) is None and singular(noun) in lexicon()["heads"] and singular(noun) == noun):
@@ -322,6 +324,16 @@ def keyword_fragment(text: str, drop: str, max_words: int = 2) -> str | None:
 
 _SUBJECT_BEFORE = {"do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should",
                    "has", "have", "had", "may", "might", "and", "but", "when", "where", "why", "how", "what", "which", "if"}
+
+
+_AUXILIARIES = frozenset(_SUBJECT_BEFORE - {"and", "but", "if"})
+
+
+def opens_a_question(text: str) -> bool:
+    """Opens as a full question or request does: a wh-word, an auxiliary or a request verb ('Have there been
+    ...?', 'Tell me ...'), not a keyword or a phrase ('Others in the past?', 'and for students?')."""
+    ws = [w.lower() for w in words(text)]
+    return bool(ws) and (ws[0] in lexicon()["wh_words"] or ws[0] in _AUXILIARIES or ws[0] in _REQUEST_OPENERS)
 
 
 def _ngrams(tokens: list[str], n: int) -> list[tuple[int, int]]:

@@ -36,10 +36,11 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "11"
+    version = "12"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
-                "the rewrite adds only a verb, no thing, the follow-up is a clear negative there). For "
+                "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
+                "follow-up whose rewrite adds more than the referent is no hard negative). For "
                 "a share of turns, the same words after another conversation's history (or none; none only, for a bare pronoun, which an unrelated history's topic would settle) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
@@ -73,6 +74,11 @@ class FollowupTwins:
         history = ctx.history
         span = tx.added_referent(ctx.query, ctx.rewrite)
         if not span and history and tx.added_referent(ctx.query, ctx.rewrite, things_only=False):
+            if tx.bare_pronoun(ctx.query):
+                # 'What is it?' -> 'What is it that can be cleaned up?': the rewrite keeps the pronoun, so nothing
+                # says what it is; the query is not clear as it stands (read 23, ce-0a7c210ec386a4d7).
+                yield ctx.reject(method, f"the rewrite keeps '{tx.bare_pronoun(ctx.query)}' and names nothing for it")
+                return
             # 'Is there a cure for HIV?' -> '... available for HIV?': the rewrite adds only a verb, no thing the
             # history would settle; the human question is clear as it stands.
             yield clear_followup(ctx, method, version)
@@ -104,6 +110,14 @@ class FollowupTwins:
                 yield negative
             yield ctx.reject(method, f"query already names the referent '{referent}'")
             return
+        extra = tx.content_stems(ctx.rewrite) - tx.content_stems(ctx.query) - tx.content_stems(referent)
+        if negative is not None and not anaphor and len(extra) > 1 and not tx.opens_a_question(ctx.query):
+            # 'Others in the past?' -> '... who have used carbon dioxide for similar purposes?': the history names
+            # the referent, but the rest the rewrite adds is the human answerer's guess, not what the words say
+            # (read 23, ce-380b247f16eebcc3).
+            yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])}); "
+                                     "no hard negative")
+            negative = None
         if negative is not None:
             yield negative
         if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
@@ -116,7 +130,6 @@ class FollowupTwins:
             return
         if rng.random() >= self.positive_share:
             return
-        extra = tx.content_stems(ctx.rewrite) - tx.content_stems(ctx.query) - tx.content_stems(referent)
         if len(extra) > 1:
             # Its readings would carry what the rewrite took from the history: facts absent from the stitched record.
             yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])})")
@@ -156,7 +169,7 @@ class FollowupTwins:
                 break
             rivals = kd.pronoun_rivals(history, kind)
             readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
-            if len(rivals) < 2 or len(readings) != len(rivals[:6]):
+            if len(rivals) < 2 or len(readings) != len(rivals[:6]) or kd.tied_by_query_names(ctx.query, history, rivals):
                 continue
             found += 1
             rng = ctx.rng(f"{self.name}|rivals|{cut}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from builder.record import Record
@@ -20,13 +21,14 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "8"
+    version = "9"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
                 "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
-                "whose readings are the rewrite with names of the entity's kind; its clarification asks openly.")
+                "whose readings are the rewrite with names of the entity's kind; its clarification asks openly. No "
+                "fragment that keeps a verb cut from its object ('industry earn?').")
 
     def __init__(self, positive_share: float = 0.3) -> None:
         self.positive_share = positive_share  # fragments are at most a tenth of the positives
@@ -42,6 +44,12 @@ class FragmentTwins:
         fragment = tx.keyword_fragment(ctx.standalone, entity.text, max_words=2)
         if not fragment:
             yield ctx.reject(method, "nothing left after removing the entity", ctx.standalone)
+            return
+        verb = _verb_in(fragment, ctx.standalone)
+        if verb:
+            # 'industry earn?' of '... the Indian agriculture industry earn a good income?': a verb cut from its
+            # subject and object is no keyword query a person types (read 23, ce-49b81863f45fd0a0).
+            yield ctx.reject(method, f"the fragment keeps the verb '{verb}' without what it says", fragment)
             return
         rng = ctx.rng(method)
         pair = pair_id(ctx, method)
@@ -94,3 +102,15 @@ def _things(text: str) -> set[str]:
     return {tx.stem(w) for i, w in enumerate(ws)
             if (i > 0 and w[:1].isupper() and w.lower() not in tx.stopwords() and not w.startswith("I'"))
             or tx.singular(w)} - {""}
+
+
+_DETERMINER = r"(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|any|some)"
+
+
+def _verb_in(fragment: str, query: str) -> str | None:
+    """A fragment word that the query follows with a determiner: a verb taking its object ('earn a good income'),
+    since a noun or a name is rarely followed by one."""
+    for w in tx.words(fragment):
+        if re.search(rf"(?i)\b{re.escape(w)}\s+{_DETERMINER}\b", query):
+            return w
+    return None

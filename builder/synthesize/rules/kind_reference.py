@@ -18,13 +18,14 @@ def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
 
 
 def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = (),
-             known: list[str] = ()) -> tuple[str, list[str]]:
+             known: list[str] = (), query: str = "") -> tuple[str, list[str]]:
     """'many' (two or more things of the kind, none singled out by the last user turn), 'one', 'none'
     (nothing of the kind, no word of the referent's name, no name of it the block, domain or lexicon know) or
     'unclear'."""
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
-        settled = singles_out(kd.last_user(history), ref, names) or kd.topic_singles_out(history, names)
+        settled = (singles_out(kd.last_user(history), ref, names) or kd.topic_singles_out(history, names)
+                   or kd.tied_by_query_names(query, history, names))
         return ("unclear" if settled else "many"), names
     if kd.known_said(history, known, names):
         # An unrecognised name of the kind ('soccer' in 'Major League Soccer', 'flu'): the talk's topic may
@@ -42,7 +43,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "7"
+    version = "8"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -86,7 +87,7 @@ class KindReference:
         known = kd.known_names(ctx, ref.kind)
         later = kd.later_prefixes(ctx) if self.later else []
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
-            label, names = classify(history, ref, describe, others, known)
+            label, names = classify(history, ref, describe, others, known, kq.query)
             tie = kd.singled_by_history(ctx, ref.name, ref.kind, history) if label == "none" else None
             if tie:  # 'the league' after the Arizona Cardinals: the talk says which (the NFL) without naming it
                 found.setdefault("tied", []).append((cut, history, [tie]))

@@ -23,12 +23,13 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "9"
+    version = "10"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
                 "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
-                "positive whose readings and clarification name them. After a last user turn that names only the "
+                "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
+                "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
                 "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `retrieved_share`, that share is also asked post-retrieval, with the "
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
@@ -57,8 +58,12 @@ class PronounReference:
         negative = None
         for cut, history in (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx):
             names = tx.names_in(kd.last_user(history))
-            rivals = kd.pronoun_rivals(history, ref.kind) if ref.kind else []
-            if len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
+            # 'cyclones on it' in 'Did Juno and Galileo find cyclones on it?' is neither Juno nor Galileo.
+            rivals = [r for r in (kd.pronoun_rivals(history, ref.kind) if ref.kind else []) if not tx.says(kq.query, r)]
+            tied = kd.tied_by_query_names(kq.query, history, rivals)
+            if tied and len(rivals) >= 2:
+                yield ctx.reject(method, f"the question's own names go with '{tied}' in the history", kq.query)
+            elif len(positives) < self.prefixes and len(rivals) >= 2 and kd.agrees(kq.phrase, rivals):
                 positives.append((cut, history, rivals))
             elif negative is None and cut <= ctx.index and len(names) == 1 and tx.same_thing(names[0], own) \
                     and not _answer_names_another(history, ref.kind, own):

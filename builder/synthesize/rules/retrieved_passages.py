@@ -232,6 +232,8 @@ def generalize(
     entity = entity or tx.key_entity(standalone, [p.title for p in passages], [p.text for p in passages])
     if entity is None:
         return "no key entity in the standalone query"
+    if entity.text.endswith(("'s", "’s")):  # the possessive stays in the query: 'the planet's rings'
+        entity = tx.Entity(entity.text[:-2], entity.head, entity.start, entity.end - 2)
     if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
         return f"'{entity.text}' is not one name"
     noun = kind_lexicon()[0].get(canonical(entity.text)) or kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
@@ -604,7 +606,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "7"
+    version: ClassVar[str] = "8"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "

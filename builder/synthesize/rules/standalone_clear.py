@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from builder.record import Record, clear_target
@@ -14,6 +15,20 @@ PERSONAL_PRONOUNS = frozenset({"it", "they", "them", "he", "him", "his", "she", 
 LEANS_BACK = ("what about ", "how about ", "and ", "or ", "same for ")
 
 
+def _names_something(query: str, texts: list[str]) -> bool:
+    """A name, beyond a common word capitalized only because it opens the query ('Worker node'): the first word
+    counts when the texts (the turn's passages) also capitalize it mid-sentence ('Kubernetes cluster')."""
+    ws = tx.words(query)
+    for e in tx.entities(query):
+        rest = tx.words(e.text)[1:]
+        if e.start > query.find(ws[0]) or ws[0].isupper() or not all(w[:1].islower() for w in rest):
+            return True
+        mid = re.compile(r"[a-z,;][ \t]+" + re.escape(ws[0]) + r"\b")
+        if any(mid.search(t) for t in texts):
+            return True
+    return False
+
+
 @register
 class StandaloneClear:
     """Easy negatives: the fully specified query, before or after retrieval. Half of the later turns
@@ -21,7 +36,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "12"
+    version = "13"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -53,9 +68,9 @@ class StandaloneClear:
             # 'Clusters': one common noun names a topic, not what is asked about it; no clear question.
             yield ctx.reject(method, "standalone form is a single common word", query)
             return
-        if tx.is_fragment(query) and not tx.is_question(query) and not tx.entities(query):
-            # 'process for contractor', 'secondary source': a keyword query that names nothing leaves open what
-            # it is about (read 20); 'IBM Cloudant legacy' names its topic and stays.
+        if tx.is_fragment(query) and not tx.is_question(query) and not _names_something(query, [p.text for p in ctx.relevant_passages()]):
+            # 'process for contractor', 'secondary source', 'Worker node': a keyword query that names nothing leaves
+            # open what it is about (reads 20 and 23); 'IBM Cloudant legacy' names its topic and stays.
             yield ctx.reject(method, "standalone form is a keyword fragment that names nothing", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
