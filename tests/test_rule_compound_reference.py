@@ -1,0 +1,90 @@
+"""compound_reference: a common-noun compound of the rewrite ('the long-term bonds') made a bare kind phrase."""
+
+from builder.conversation import Conversation, Turn
+from builder.record import Record
+from builder.synthesize.base import Rejection
+from builder.synthesize.context import TurnContext
+from builder.synthesize.rules.compound_reference import CompoundReference, compounds
+
+
+def _ctx(conv, turn):
+    index = conv.user_turn_indices()[turn - 1]
+    return TurnContext(conv, turn, index, 13, "test", [], block_names={})
+
+
+def _records(outputs):
+    return [o for o in outputs if isinstance(o, Record)]
+
+
+# The first exchange compares two kinds of bonds; the question then asks about one of them.
+TWO_BONDS = Conversation("bonds", "fiqa", [
+    Turn("user", "What kinds of bonds can I buy?", rewrite="What kinds of bonds can I buy?"),
+    Turn("assistant", "There are two kinds: the short-term bonds, which mature within a few years, and the long-term "
+                      "bonds, which pay more interest."),
+    Turn("user", "What is the interest rate on the long ones?",
+         rewrite="What is the interest rate on the long-term bonds?"),
+])
+# The talk names only long-term bonds before the question, and compares the two kinds only after it.
+ONE_BOND = Conversation("one-bond", "fiqa", [
+    Turn("user", "What are the long-term bonds?", rewrite="What are the long-term bonds?"),
+    Turn("assistant", "The long-term bonds mature in ten years or more."),
+    Turn("user", "What is the interest rate on them?", rewrite="What is the interest rate on the long-term bonds?"),
+    Turn("assistant", "About four percent a year."),
+    Turn("user", "How do the short-term bonds compare with the long-term bonds?",
+         rewrite="How do the short-term bonds compare with the long-term bonds?"),
+    Turn("assistant", "The short-term bonds pay less, but their price moves less."),
+])
+
+
+def test_a_question_after_an_exchange_naming_two_compounds_of_its_noun_is_a_positive_naming_both():
+    recs = _records(CompoundReference(later=False).generate(_ctx(TWO_BONDS, 2)))
+    assert len(recs) == 1
+    pos = recs[0]
+    assert pos.needs_clarification and pos.category == "multiple_interpretations"
+    assert pos.query == "What is the interest rate on the bonds?"
+    assert sorted(pos.interpretations) == ["What is the interest rate on the long-term bonds?",
+                                           "What is the interest rate on the short-term bonds?"]
+    assert pos.history == [{"role": t.role, "content": t.text} for t in TWO_BONDS.turns[:2]]
+    question = pos.target["clarification"]
+    assert "short-term bonds" in question and "long-term bonds" in question
+
+
+def test_a_history_naming_only_the_true_compound_gives_the_hard_negative_twin_resolved_by_its_turn():
+    recs = _records(CompoundReference().generate(_ctx(ONE_BOND, 2)))
+    neg = [r for r in recs if not r.needs_clarification]
+    pos = [r for r in recs if r.needs_clarification]
+    assert len(neg) == 1 and neg[0].category == "hard_negative"
+    assert neg[0].query == "What is the interest rate on the bonds?"
+    assert neg[0].history == [{"role": t.role, "content": t.text} for t in ONE_BOND.turns[:2]]
+    assert neg[0].resolution["referent"] == "long-term bonds" and neg[0].resolution["turn_index"] in (0, 1)
+    assert neg[0].resolution["resolved_query"] == ONE_BOND.turns[2].rewrite
+    # Asked again after the later exchange that compares both kinds, the same question is open: the pair.
+    assert len(pos) == 1 and pos[0].pair_id == neg[0].pair_id
+    assert "How do the short-term bonds compare" in pos[0].history[-2]["content"]
+
+
+def test_no_record_when_the_conversation_never_names_two_compounds_of_the_noun():
+    alone = Conversation("alone", "fiqa", [*ONE_BOND.turns[:4]])
+    out = list(CompoundReference().generate(_ctx(alone, 2)))
+    assert not _records(out)
+    assert any("no compound of a noun the conversation compares" in r.reason for r in out if isinstance(r, Rejection))
+
+
+def test_a_compound_is_opened_by_a_determiner_or_preposition_not_by_a_verb_and_names_something():
+    assert [c.phrase for c in compounds("Compare the personal loans with student loans.")] == ["personal loans", "student loans"]
+    assert compounds("Banks offer personal loans.") == []  # after a verb, 'personal' may be the object's own word
+    assert compounds("Use the same account and the other account.") == []  # modifiers that pick out nothing
+    assert [c.phrase for c in compounds("the credit card fees")] == []  # the compound runs on past 'card'
+
+
+def test_no_query_where_the_bare_kind_phrase_breaks_the_sentence():
+    from builder.synthesize.rules.compound_reference import make_query
+
+    def query(text, phrase):
+        ref = next(c for c in compounds(text, anywhere=True) if c.phrase == phrase)
+        return make_query(text, ref)
+
+    assert query("How much physical activity should children get each day?", "physical activity").startswith("'physical")
+    assert query("How does it relate to dynamic and static secrets?", "static secrets").startswith("'static")
+    assert query("What are the steps to update a classic worker node?", "worker node").startswith("'worker")
+    assert query("Why do I still have to pay income tax?", "income tax").query == "Why do I still have to pay the tax?"
