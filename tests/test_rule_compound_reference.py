@@ -4,7 +4,8 @@ from builder.conversation import Conversation, Turn
 from builder.record import Record
 from builder.synthesize.base import Rejection
 from builder.synthesize.context import TurnContext
-from builder.synthesize.rules.compound_reference import CompoundReference, compounds
+from builder.synthesize.compounds import compounds
+from builder.synthesize.rules.compound_reference import CompoundReference
 
 
 def _ctx(conv, turn):

@@ -623,3 +623,32 @@ def test_a_possessive_name_keeps_the_noun_it_owns_out_of_the_name():
     # "Jupiter's rings" was taken for one name of no kind, so no kind phrase was made of Jupiter.
     assert [e.text for e in tx.entities("Can I see Jupiter's rings from the city?")] == ["Jupiter's"]
     assert [e.text for e in tx.entities("How do I check my FICO score?")] == ["FICO score"]
+
+
+def test_a_candidate_the_user_names_once_and_the_answers_keep_to_is_the_talks_topic():
+    from builder.synthesize import kinds as kd
+    # Read 24, ce-c7792ee90b487118: a talk about Jupiter whose answer compares a moon with Mars in passing.
+    history = [
+        {"role": "user", "content": "What did Juno discover on its way to Jupiter?"},
+        {"role": "assistant", "content": "Juno found that Jupiter has a dilute core. Jupiter's storms reach deep. "
+                                         "One of Jupiter's moons is larger than Mars."},
+    ]
+    assert kd.topic_singles_out(history, ["Jupiter", "Mars"])
+    balanced = [history[0], {"role": "assistant", "content": "Jupiter and Mars both have storms. Mars has dust "
+                                                             "storms. Mars is small."}]
+    assert not kd.topic_singles_out(balanced, ["Jupiter", "Mars"])
+
+
+def test_the_questions_own_words_tie_it_to_the_candidate_the_history_says_them_with():
+    from builder.synthesize import kinds as kd
+    query = "What kind of support is available for this account type?"
+    history = [
+        {"role": "user", "content": "What account types are there?"},
+        {"role": "assistant", "content": "Community support is available for the Lite account. Forum support is "
+                                         "available to Lite account users. The Lite account's support is available "
+                                         "all day. The Enterprise account has higher limits."},
+    ]
+    assert kd.tied_by_query_names(query, history, ["Lite account", "Enterprise account"]) == "Lite account"
+    both = [history[0], {"role": "assistant", "content": "Community support is available for the Lite account. "
+                                                         "Phone support is available for the Enterprise account."}]
+    assert kd.tied_by_query_names(query, both, ["Lite account", "Enterprise account"]) is None

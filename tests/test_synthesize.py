@@ -729,3 +729,22 @@ def test_standalone_clear_rejects_a_keyword_query_whose_only_capital_opens_it():
     assert not clear("Worker node")
     # A name the passages also capitalize mid-sentence does name its topic.
     assert clear("Kubernetes cluster", "You can run a Kubernetes cluster with worker nodes.")
+
+
+def test_no_kind_twin_after_an_exchange_naming_kinds_of_the_kind_noun():
+    # Read 24, ce-0e21aba2842e0626: 'Is the cloud free?' right after an answer on public, private and hybrid clouds.
+    def clouds(answer):
+        return _conv("clouds", [
+            Turn("user", "What is IBM Cloud VPC?", rewrite="What is IBM Cloud VPC?"),
+            Turn("assistant", "IBM Cloud VPC is a virtual private cloud on IBM Cloud."),
+            Turn("user", "What are the different types of clouds?", rewrite="What are the different types of clouds?"),
+            Turn("assistant", answer),
+            Turn("user", "Is it free?", [Passage("v", "IBM Cloud VPC has no charge for the network.", "VPC", True)],
+                 rewrite="Is IBM Cloud VPC free?"),
+        ])
+    kinds = "There are three: a public cloud, a private cloud and a hybrid cloud, which mixes the two."
+    out = list(entity_twins(_ctx(clouds(kinds), 3)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("names kinds of clouds (public cloud, private cloud" in o.reason for o in out if isinstance(o, Rejection))
+    plain = list(entity_twins(_ctx(clouds("There are several; IBM Cloud VPC is one of them."), 3)))
+    assert not any("names kinds of" in o.reason for o in plain if isinstance(o, Rejection))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from builder.conversation import Passage
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
+from builder.synthesize.compounds import rivals_of
 from builder.synthesize.context import TurnContext
 
 
@@ -95,6 +96,12 @@ def no_resolved_twin(ctx: TurnContext, got: Generalized, method: str) -> Rejecti
     if got.indefinite:
         return ctx.reject(method, f"'{got.indefinite}' names no one thing; no history resolves '{got.generic}' to it",
                           got.query)
+    head = got.entity.head
+    last = "\n".join(h["content"] for h in ctx.history[-2:])
+    if head and len(kinds := rivals_of(last, head)) >= 2:
+        # 'Is the cloud free?' right after an answer on public, private and hybrid clouds (read 24, ce-0e21aba2842e0626)
+        return ctx.reject(method, f"the last exchange names kinds of {tx.plural(head)} ({', '.join(k.phrase for k in kinds[:3])}); "
+                                  f"'{got.generic}' could be any", got.query)
     return None
 
 

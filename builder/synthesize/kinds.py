@@ -435,8 +435,18 @@ def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
     other: the talk's topic is the obvious referent ('that planet' in a talk about Jupiter whose answers compare
     it with Earth)."""
     users = [h["content"] for h in history if h["role"] == "user"]
-    counts = sorted(sum(tx.says(u, n) for u in users) for n in names)
-    return len(counts) >= 2 and counts[-1] >= 2 and counts[-2] == 0
+    by_user = [sum(tx.says(u, n) for u in users) for n in names]
+    counts = sorted(by_user)
+    if len(counts) < 2 or counts[-2] != 0 or counts[-1] == 0:
+        return False
+    if counts[-1] >= 2:
+        return True
+    # Said once by the user, by no one else but in passing: the answers keep to it ('it' after a talk on Juno's
+    # and Galileo's Jupiter findings whose answer compares one moon with Mars; read 24, ce-c7792ee90b487118).
+    sentences = [s for h in history for s in _SENTENCE_END.split(h["content"])]
+    said = [sum(tx.says(s, n) for s in sentences) for n in names]
+    top = said[by_user.index(counts[-1])]
+    return top >= 3 and all(top >= 3 * c for i, c in enumerate(said) if by_user[i] == 0)
 
 
 def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
@@ -453,6 +463,7 @@ def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_ANAPHOR_STEMS = frozenset(tx.stem(w) for w in tx.anaphora())
 
 
 def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[str]) -> str | None:
@@ -462,9 +473,15 @@ def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[s
     brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}  # 'IBM Cloud' goes with every product
     kept = [k for n in tx.names_in(query) for k in re.split(r"\s+(?:and|&)\s+", n)
             if not any(tx.same_thing(k, c) for c in names) and k not in brands]
-    if not kept or len(names) < 2:
+    if len(names) < 2:
         return None
-    sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if any(tx.mentions(s, k) for k in kept)]
+    if kept:
+        sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if any(tx.mentions(s, k) for k in kept)]
+    else:
+        # No name kept: the question's own content words, two or more in a sentence ('Name two spacecraft that
+        # were sent to explore it.' after a talk whose spacecraft sentences are all about Jupiter; read 24).
+        own = tx.content_stems(query) - set().union(*(tx.content_stems(n) for n in names)) - _ANAPHOR_STEMS
+        sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if len(tx.content_stems(s) & own) >= 2]
     counts = [sum(tx.says(s, n) for s in sentences) for n in names]
     ranked = sorted(counts, reverse=True)
     # Three times as often as any other: a passing comparison ('storms as large as Earth') does not make a rival.

@@ -12,87 +12,16 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
+from builder.synthesize.compounds import Compound, compounds, modifier_word, rivals_of
 from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id, resolving_turn
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-# Words that stand before a modifier used as an adjective or noun ('the personal loan', 'for student loans'), not
-# after a verb or a noun ('offer more loans', 'holding short-term bonds'); a verb after 'to' is in the verbs lexicon.
-_BEFORE = frozenset({"the", "a", "an", "of", "for", "in", "on", "with", "and", "or", "between", "about", "from",
-                     "your", "my", "their", "its", "his", "her", "our", "this", "that", "these", "those", "both",
-                     "each", "any", "some", "no", "than", "versus", "vs", "into", "at", "by", "as", "like",
-                     "per", "over", "under", "via", "all", "two", "three", "four", "five", "most", "many", "more"})
 _DETERMINERS = frozenset({"the", "a", "an", "your", "my", "their", "its", "his", "her", "our", "this", "that",
                           "these", "those", "any", "some"})
-
 
 # Words after which 'the' cannot replace a missing determiner: 'dynamic and static secrets', 'how much physical
 # activity' (not 'how much the activity').
 _NO_THE_AFTER = frozenset({"and", "or", "much", "many", "more", "most", "less", "few", "how", "what", "which",
                            "whose", "enough", "no"})
-
-
-@dataclass(frozen=True)
-class Compound:
-    modifier: str  # 'long-term', 'facilitated'
-    head: str  # the head noun as written: 'bonds'
-    noun: str  # its singular: 'bond'
-    start: int
-    end: int
-
-    @property
-    def phrase(self) -> str:
-        return f"{self.modifier} {self.head}"
-
-
-def _modifier_word(word: str) -> bool:
-    low = word.lower()
-    lex = tx.lexicon()
-    return (word == low and len(low) >= 3 and low not in tx.stopwords() and low not in lex["verbs"]
-            and low not in tx.anaphora() and low not in lex.get("generic_modifiers", []) and not low.endswith(("ly", "ing"))
-            and "'" not in low and "’" not in low and not _plural_form(low))
-
-
-def _plural_form(low: str) -> bool:
-    """'scooters industry', 'collects information': a plural or a verb's -s form modifies no noun."""
-    return low.endswith("s") and not low.endswith(("ss", "us", "ics", "ings", "is"))
-
-
-def _head_noun(word: str) -> str | None:
-    low = word.lower()
-    if word != low or len(low) < 3 or low in tx.stopwords() or low in tx.lexicon()["verbs"] or low.endswith(("ly", "ing", "ed")):
-        return None
-    return tx.singular(low) or (low[:-1] if low.endswith("s") and not low.endswith("ss") else low)
-
-
-def compounds(text: str, anywhere: bool = False) -> list[Compound]:
-    """Lowercase 'modifier noun' pairs that a determiner or preposition opens ('the long-term bonds', 'for student
-    loans'): the common-noun things a talk compares. With `anywhere`, whatever stands before (a query's own words)."""
-    toks = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    out: list[Compound] = []
-    for i in range(len(toks) - 1):
-        (mod, ms, me), (head, hs, he) = toks[i], toks[i + 1]
-        if text[me:hs] != " " or not _modifier_word(mod) or not (noun := _head_noun(head)):
-            continue
-        if i + 2 < len(toks) and text[he:toks[i + 2][1]] == " " and _head_noun(toks[i + 2][0]) \
-                and toks[i + 2][0].lower() not in tx.stopwords():
-            continue  # 'credit card fees': the compound runs on; its head is the last noun
-        # What stands right before: a word, or nothing (the text's start, a list after ':' or ',', a new line).
-        before = toks[i - 1][0].lower() if i > 0 and text[toks[i - 1][2]:ms] == " " else ""
-        if not anywhere and before and before not in _BEFORE:
-            continue
-        if before and _modifier_word(toks[i - 1][0]) and text[toks[i - 1][2]:ms] == " " and not anywhere:
-            continue
-        out.append(Compound(mod.lower(), head, noun, ms, he))
-    return out
-
-
-def rivals_of(text: str, noun: str) -> list[Compound]:
-    """The distinct compounds of `noun` that a text names, first mention of each modifier."""
-    seen: dict[str, Compound] = {}
-    for c in compounds(text):
-        if c.noun == noun and c.modifier not in seen:
-            seen[c.modifier] = c
-    return list(seen.values())
 
 
 @dataclass(frozen=True)
@@ -113,7 +42,7 @@ def make_query(standalone: str, ref: Compound) -> CompoundQuery | str:
     det = re.search(r"(?i)\b(" + "|".join(sorted(_DETERMINERS)) + r")\s+$", before)
     prev = re.search(r"([A-Za-z][A-Za-z'’-]*)\s+$", before)
     word = prev.group(1) if prev else ""
-    if not det and (word.lower() in _NO_THE_AFTER or word.lower().endswith("ing") or _modifier_word(word)):
+    if not det and (word.lower() in _NO_THE_AFTER or word.lower().endswith("ing") or modifier_word(word)):
         # 'dynamic and static secrets', 'the rising sea levels', 'a classic worker node': the phrase runs on
         return f"'{ref.phrase}' is part of a longer phrase ('{word} {ref.phrase}')"
     start = det.start() if det else ref.start
