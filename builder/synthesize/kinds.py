@@ -463,24 +463,24 @@ def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_ANAPHOR_STEMS = frozenset(tx.stem(w) for w in tx.anaphora())
 
 
 def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[str]) -> str | None:
     """The one candidate that the history says beside the names the question keeps, in the same sentences, when
     it says no other candidate there: 'Did Juno and Galileo find cyclones on it?' after a talk where Juno and Galileo
     go with Jupiter (and hardly ever with Earth) is about Jupiter (read 23, ce-6226412eff8177fc)."""
+    if len(names) < 2:
+        return None
     brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}  # 'IBM Cloud' goes with every product
     kept = [k for n in tx.names_in(query) for k in re.split(r"\s+(?:and|&)\s+", n)
             if not any(tx.same_thing(k, c) for c in names) and k not in brands]
-    if len(names) < 2:
-        return None
     if kept:
         sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if any(tx.mentions(s, k) for k in kept)]
     else:
-        # No name kept: the question's own content words, two or more in a sentence ('Name two spacecraft that
-        # were sent to explore it.' after a talk whose spacecraft sentences are all about Jupiter; read 24).
-        own = tx.content_stems(query) - set().union(*(tx.content_stems(n) for n in names)) - _ANAPHOR_STEMS
+        # No name kept: the question's own content words, two or more in a sentence ('What kind of support is
+        # available for the account type?' after a talk whose support sentences are all about one account).
+        own = (tx.content_stems(query) - set().union(*(tx.content_stems(n) for n in names))
+               - {tx.stem(w) for w in tx.anaphora()})
         sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if len(tx.content_stems(s) & own) >= 2]
     counts = [sum(tx.says(s, n) for s in sentences) for n in names]
     ranked = sorted(counts, reverse=True)

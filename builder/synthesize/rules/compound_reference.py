@@ -1,5 +1,5 @@
-"""Same-topic references to common-noun compounds: 'Are the bonds safer than AAA bonds?' right after an exchange
-about short-term and long-term bonds; the twin after an exchange that names only the long-term ones."""
+"""Same-topic references to common-noun compounds: 'What is the interest rate on the bonds?' right after an
+exchange about short-term and long-term bonds; the twin after a history that names only the long-term ones."""
 
 from __future__ import annotations
 
