@@ -10,13 +10,11 @@ from builder.synthesize import text as tx
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 # Words that stand before a modifier used as an adjective or noun ('the personal loan', 'for student loans'), not
-# after a verb or a noun ('offer more loans', 'holding short-term bonds'); a verb after 'to' is in the verbs lexicon.
+# after a verb or a noun ('offer more loans', 'holding short-term bonds').
 _BEFORE = frozenset({"the", "a", "an", "of", "for", "in", "on", "with", "and", "or", "between", "about", "from",
                      "your", "my", "their", "its", "his", "her", "our", "this", "that", "these", "those", "both",
                      "each", "any", "some", "no", "than", "versus", "vs", "into", "at", "by", "as", "like",
                      "per", "over", "under", "via", "all", "two", "three", "four", "five", "most", "many", "more"})
-
-
 
 
 @dataclass(frozen=True)
