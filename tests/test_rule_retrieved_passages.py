@@ -288,7 +288,7 @@ def test_a_turn_without_own_history_is_asked_only_at_the_alone_rate():
 def test_bad_options_are_refused_with_the_option_named():
     import pytest
 
-    for options, word in (({"k": 0}, "k"), ({"k": [2, 11]}, "k"), ({"fresh_share": 1.5}, "fresh_share"), ({"max_entities": 0}, "max_entities")):
+    for options, word in (({"k": 0}, "k"), ({"k": [2, 11]}, "k"), ({"fresh_share": 1.5}, "fresh_share"), ({"max_entities": 0}, "max_entities"), ({"prefixes": 0}, "prefixes")):
         with pytest.raises(ValueError, match=word):
             RetrievedPassages(**options)
 
@@ -338,3 +338,56 @@ def test_a_history_naming_what_ties_to_the_referent_resolves_the_passages():
 def _run_with(conv, turn):
     corpus = Corpus.from_conversations(ALL + [conv])
     return list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(conv, turn, corpus)))
+
+
+# A talk about universities in general for two exchanges before it names Yale: two earlier stitch points.
+LONG_TOPIC = _conv("long-topic", "edu", [
+    Turn("user", "How do private universities pick students?", [HARVARD], rewrite="How do private universities pick students?"),
+    Turn("assistant", "Most private research universities look at grades, essays and interviews."),
+    Turn("user", "Do they charge application fees?", [], rewrite="Do private universities charge application fees?"),
+    Turn("assistant", "Most charge a fee of about 80 dollars, and many waive it on request."),
+    Turn("user", "Tell me about Yale University.", [YALE], rewrite="Tell me about Yale University."),
+    Turn("assistant", "Yale University is a private Ivy League research university in New Haven."),
+    Turn("user", "When was it founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+])
+
+
+def test_prefixes_adds_shorter_own_stitch_points_that_name_nothing_of_the_kind():
+    corpus = Corpus.from_conversations(ALL + [LONG_TOPIC])
+
+    def by_len(**options):
+        gen = RetrievedPassages(**(ALL_HISTORIES | options))
+        return {len(r.history): r for r in gen.generate(_ctx(LONG_TOPIC, 4, corpus)) if isinstance(r, Record)}
+
+    one, two = by_len(), by_len(prefixes=2)
+    assert set(one) == {0, 4, 6} and set(two) == {0, 2, 4, 6}
+    assert two[2].needs_clarification and two[2].provenance["history_source"] == {"conversation_id": "long-topic", "turns": 2}
+    assert all(one[n].to_dict() == two[n].to_dict() for n in one)  # the other records stay as they were
+    assert not two[6].needs_clarification
+
+
+def test_a_remark_is_no_generic_query():
+    remark = _conv("remark", "edu", [
+        Turn("user", "When was Yale University founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+        Turn("assistant", "In 1701."),
+        Turn("user", "I'd better go to Yale University ...", [YALE_OWN], rewrite="I'd better go to Yale University ..."),
+    ])
+    out = _run_with(remark, 2)
+    assert not [o for o in out if isinstance(o, Record)]
+    assert [o.reason for o in out] == ["the standalone query is no question or request"]
+
+
+def test_a_name_the_question_keeps_that_ties_to_the_referent_leaves_no_positive():
+    # 'Is there hydrogen on the planet to make water with the oxygen produced by MOXIE?' (read 25): MOXIE says Mars.
+    moxie = [Passage(f"moxie-{i}", f"MOXIE makes oxygen from the carbon dioxide of Mars, note {i}.", "MOXIE") for i in range(3)]
+    earth = Passage("earth-1", "Water on Earth and water on Mars: hydrogen is rare on Mars, common on Earth.", "Water")
+    pool = _conv("space-pool", "space", [Turn("user", "What does MOXIE do?", moxie + [earth])])
+    asks = _conv("space", "space", [
+        Turn("user", "Is there hydrogen on Mars to make water with the oxygen produced by MOXIE?",
+             [Passage("own", "MOXIE on Mars.", "MOXIE", True)],
+             rewrite="Is there hydrogen on Mars to make water with the oxygen produced by MOXIE?"),
+    ])
+    corpus = Corpus.from_conversations([pool, asks])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(asks, 1, corpus)))
+    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "still names 'MOXIE'" in o.reason for o in out)

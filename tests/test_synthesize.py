@@ -748,3 +748,73 @@ def test_no_kind_twin_after_an_exchange_naming_kinds_of_the_kind_noun():
     assert any("names kinds of clouds (public cloud, private cloud" in o.reason for o in out if isinstance(o, Rejection))
     plain = list(entity_twins(_ctx(clouds("There are several; IBM Cloud VPC is one of them."), 3)))
     assert not any("names kinds of" in o.reason for o in plain if isinstance(o, Rejection))
+
+
+def test_a_turn_the_assistant_did_not_understand_is_no_clear_query():
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    # 'any example of code for cart ahh sauce rather?' (read 25): the rewrite kept the garbled words.
+    garbled = _conv("garbled", [
+        Turn("user", "How do I install the SDK with CocoaPods?", rewrite="How do I install the SDK with CocoaPods?"),
+        Turn("assistant", "Run pod install in your project folder."),
+        Turn("user", "any example of code for cart ahh sauce rather?", rewrite="any example of code for cart ahh sauce rather?"),
+        Turn("assistant", "I'm sorry, but I don't understand what you mean."),
+    ])
+    out = list(StandaloneClear(post_share=1.0).generate(_ctx(garbled, 2)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert out[0].reason == "the assistant's reply says it did not understand the turn"
+    assert [o for o in StandaloneClear().generate(_ctx(garbled, 1)) if isinstance(o, Record)]
+    assert tx.not_understood("Sorry, I didn’t follow. Could you rephrase?") and not tx.not_understood("Run pod install.")
+
+
+def test_a_remark_that_trails_off_is_no_hard_negative():
+    # 'Oops, no return result...' -> 'Will there be a return result using this SDK?' (read 25): the question is the
+    # rewriter's guess.
+    sdk = _conv("sdk", [
+        Turn("user", "How do I call the Cloud Functions SDK?", rewrite="How do I call the Cloud Functions SDK?"),
+        Turn("assistant", "The Cloud Functions SDK returns an activation ID for each call."),
+        Turn("user", "Oops, no return result...", rewrite="Will there be a return result using the Cloud Functions SDK?"),
+    ])
+    out = list(followup_twins(_ctx(sdk, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "remark that trails off" in o.reason for o in out)
+    asked = _conv("sdk-asked", sdk.turns[:2] + [Turn("user", "Does it return a result?",
+                                                     rewrite="Does the Cloud Functions SDK return a result?")])
+    assert [o for o in followup_twins(_ctx(asked, 2)) if isinstance(o, Record) and not o.needs_clarification]
+
+
+EURO = _conv("euro", [
+    Turn("user", "Why could the debts of some EU states end the Euro?", rewrite="Why could the debts of some EU states end the Euro?"),
+    Turn("assistant", "Spain, Italy and Greece have to default on their debt, and France has a large deficit."),
+    Turn("user", "Does Germany have a strong economy?", rewrite="Does Germany have a strong economy?"),
+    Turn("assistant", "Germany has a strong economy and keeps bailing out the other countries."),
+    Turn("user", "What happens if Germany stops bailing them out?",
+         rewrite="What would happen if Germany stopped bailing out the other countries?"),
+])
+
+
+def test_a_pronoun_for_a_group_gets_no_reading_naming_one_member():
+    # 'them' is the other countries together: 'bailing out the other Spain' is no reading (read 25).
+    out = list(FollowupTwins(rival_prefixes=4).generate(_ctx(EURO, 3, names={"country": ["Spain", "Italy", "France"]})))
+    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "'countries' is a group" in o.reason for o in out)
+
+
+def test_a_common_phrase_is_a_thing_of_the_kind_its_last_word_says():
+    # 'service support' is support, no service to make 'the service' of (read 25, ce-c1c7b75e045b6308).
+    query = "Can I get some information about service support in case I run into some issues?"
+    got = tx.key_entity(query, ["Getting service support"], [])
+    assert got.text == "service support" and got.head is None
+    assert tx.key_entity("Does the Eurail Global Pass cover night trains?", [], []).head == "pass"
+
+
+def test_a_thing_the_question_names_is_no_candidate_for_its_pronoun():
+    # 'Is it bigger than Germany?' right after France and Germany: 'it' can only be France, a hard negative.
+    borders = _conv("borders", [
+        Turn("user", "Which countries border the Rhine?", rewrite="Which countries border the Rhine?"),
+        Turn("assistant", "France and Germany both border the Rhine."),
+        Turn("user", "Is it bigger than Germany?", rewrite="Is France bigger than Germany?"),
+    ])
+    out = list(followup_twins(_ctx(borders, 2)))
+    [negative] = [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert negative.category == "hard_negative" and negative.resolution["referent"] == "France"

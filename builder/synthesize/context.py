@@ -48,6 +48,12 @@ class TurnContext:
         return history_of(self.conv, self.index)
 
     @property
+    def answer(self) -> str:
+        """The assistant's reply to the turn ('' when the conversation ends on it)."""
+        after = self.conv.turns[self.index + 1 : self.index + 2]
+        return after[0].text if after and after[0].role == "assistant" else ""
+
+    @property
     def passages(self) -> list[Passage]:
         return self.conv.turns[self.index].passages
 

@@ -363,7 +363,10 @@ def key_entity(query: str, titles: list[str], texts: list[str]) -> Entity | None
             in_title = any(need <= ts for ts in title_stems)
             in_text = n >= 2 and phrase.lower().replace("-", " ") in haystack
             if in_title or in_text:
-                return Entity(text=phrase, head=head_of(phrase) if n > 1 else None, start=spans[i][1], end=spans[j - 1][2])
+                # A common phrase is a thing of the kind its last word says: 'service support' is support, not a
+                # service, 'money for income tax purposes' no tax (read 25).
+                head = (head_of(words_[-1]) if words_[-1][:1].islower() else head_of(phrase)) if n > 1 else None
+                return Entity(text=phrase, head=head, start=spans[i][1], end=spans[j - 1][2])
     return None
 
 
@@ -922,6 +925,15 @@ def names_in(text: str) -> list[str]:
 
 _REQUEST_OPENERS = frozenset({"tell", "explain", "describe", "list", "give", "show", "name", "compare", "define",
                               "summarize", "help", "find", "recommend", "suggest"})
+
+
+_NOT_UNDERSTOOD = re.compile(r"(?i)\b(?:(?:do|did)(?:n['’]t| not) (?:understand|follow)|not sure (?:what|which) you mean|"
+                             r"(?:could|can) you (?:please )?(?:clarify|rephrase))\b")
+
+
+def not_understood(answer: str) -> bool:
+    """A short reply saying it could not tell what was asked ("I'm sorry, but I don't understand what you mean.")."""
+    return len(answer) < 300 and bool(_NOT_UNDERSTOOD.search(answer))
 
 
 def is_question(text: str) -> bool:

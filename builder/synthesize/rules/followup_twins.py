@@ -21,6 +21,12 @@ def _no_switch(ctx: TurnContext, record: Record) -> bool:
     return not record.history or source is None or source.get("conversation_id") == ctx.conv.id
 
 
+def _group(referent: str) -> bool:
+    """A plural common noun ('countries'): the pronoun stands for the whole group, not for one of its members."""
+    ws = tx.words(referent)
+    return bool(ws) and all(w[:1].islower() for w in ws) and tx.singular(ws[-1]) not in (None, ws[-1].lower())
+
+
 def _fuzzy_names(query: str, referent: str) -> bool:
     """A misspelled mention still names the referent ('Carollina')."""
     from rapidfuzz import fuzz
@@ -36,7 +42,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "13"
+    version = "14"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
@@ -71,6 +77,10 @@ class FollowupTwins:
         method, version = self.name, self.version
         if ctx.turn == 1 or not ctx.rewrite:
             return
+        if tx.not_understood(ctx.answer):
+            # 'any example of code for cart ahh sauce rather?': the assistant could not tell what was asked (read 25).
+            yield ctx.reject(method, "the assistant's reply says it did not understand the turn")
+            return
         history = ctx.history
         span = tx.added_referent(ctx.query, ctx.rewrite)
         if not span and history and tx.added_referent(ctx.query, ctx.rewrite, things_only=False):
@@ -97,7 +107,8 @@ class FollowupTwins:
         rng = ctx.rng(method)
         kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
         pronoun = tx.bare_pronoun(ctx.query)
-        rivals = kd.pronoun_rivals(history, kind) if kind and pronoun else []
+        # A thing the question names itself ('if Germany stops bailing them out') is no candidate for its pronoun.
+        rivals = [r for r in kd.pronoun_rivals(history, kind) if not tx.says(ctx.query, r)] if kind and pronoun else []
         if len(rivals) >= 2:
             # Recency is not resolution: the rule that makes an earlier prefix a same-topic positive leaves this
             # pronoun open after its own history too ('Why it fall?' with the Roman and the Byzantine Empire both
@@ -118,8 +129,18 @@ class FollowupTwins:
             yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])}); "
                                      "no hard negative")
             negative = None
+        if negative is not None and ctx.query.rstrip().endswith(("...", "…")) and not tx.is_question(ctx.query):
+            # 'Oops, no return result...': a remark that trails off asks nothing its words say; the rewrite's question
+            # is the rewriter's guess (read 25, ce-59cfd615787e66e8).
+            yield ctx.reject(method, "the follow-up is a remark that trails off; no hard negative")
+            negative = None
         if negative is not None:
             yield negative
+        if _group(referent):
+            # 'What happens if Germany stops bailing them out?': 'them' is the other countries together; a reading
+            # naming one of them ('bailing out the other Spain') is no reading (read 25, ce-48046523812780f0).
+            yield ctx.reject(method, f"the referent '{referent}' is a group; no reading names one of its members")
+            return
         if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and tx.entities(ctx.query):
             # 'Does Clipper have an antenna?' names its own topic: without the history it is arguably clear.
             yield ctx.reject(method, "query names a topic of its own; not a positive without its history")
@@ -167,7 +188,7 @@ class FollowupTwins:
         for cut, history in kd.own_prefixes(ctx)[0 if full else 1:]:
             if found >= self.rival_prefixes:
                 break
-            rivals = kd.pronoun_rivals(history, kind)
+            rivals = [r for r in kd.pronoun_rivals(history, kind) if not tx.says(ctx.query, r)]
             readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
             if len(rivals) < 2 or len(readings) != len(rivals[:6]) or kd.tied_by_query_names(ctx.query, history, rivals):
                 continue

@@ -574,6 +574,11 @@ def _prefix_naming_none(history: list[dict[str, str]], names: Callable[[str], li
     return history
 
 
+def _shorter_prefixes(prefix: list[dict[str, str]], n: int) -> list[int]:
+    """Up to `n` cuts of whole exchanges shorter than `prefix`, longest first, each keeping one exchange at least."""
+    return list(range(len(prefix) - 2, 1, -2))[: max(n, 0)]
+
+
 def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
     """The latest history turn that names `name` (by `_names`)."""
     for i in range(len(history) - 1, -1, -1):
@@ -606,7 +611,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "8"
+    version: ClassVar[str] = "9"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -616,12 +621,17 @@ class RetrievedPassages:
         "passage, asked after the conversation's own start before it names one of them; exactly one, the query's own "
         "referent: a hard negative the documents resolve after the chat the user's words leaned on, an underspecified_entity "
         "positive naming it when nothing in the chat singles it out; the ambiguous passages after the own history that names the "
-        "referent: a hard negative the history resolves. A minority is asked with no history or after a block-mate's.")
+        "referent: a hard negative the history resolves. With `prefixes`, shorter starts of that history that name none of "
+        "the readings are more same-topic contexts. No positive when the query names something the domain's passages tie "
+        "to the referent. A minority is asked with no history or after a block-mate's.")
 
     def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
                  fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.05,
-                 own_history: bool = True, donor_histories: int | None = None) -> None:
+                 own_history: bool = True, donor_histories: int | None = None, prefixes: int = 1) -> None:
         self.ks = _ks(k)
+        if prefixes < 1:
+            raise ValueError(f"retrieved_passages: prefixes must be at least 1, got {prefixes}")
+        self.prefixes = prefixes  # own-history prefixes naming no thing of the kind, longest first, each a record
         if max_entities < 1:
             raise ValueError(f"retrieved_passages: max_entities must be at least 1, got {max_entities}")
         self.max_entities = max_entities
@@ -635,6 +645,10 @@ class RetrievedPassages:
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.corpus is None:
+            return
+        if not tx.is_question(ctx.standalone):
+            # "Ah, I'd better go to Google ...": a remark asks nothing a kind phrase could leave open.
+            yield ctx.reject(self.name, "the standalone query is no question or request", ctx.standalone)
             return
         passages = ctx.relevant_passages() or ctx.passages
         entities = candidates(ctx.standalone, passages)[: self.max_entities]
@@ -665,11 +679,11 @@ class RetrievedPassages:
         names = lambda text: _kind_names_in(text, options, referent, got.kind)  # noqa: E731
         own: list[tuple[list, dict | None]] = []
         history = ctx.history if self.own_history else []
+        prefix = _prefix_naming_none(history, names) if history and options else []
         if history:
             own.append((history, None))
             # Same topic: the conversation's own start, cut before it first names a thing of the kind.
-            prefix = _prefix_naming_none(history, names)
-            if prefix and len(prefix) < len(history) and options:
+            if prefix and len(prefix) < len(history):
                 own.append((prefix, {"conversation_id": ctx.conv.id, "turns": len(prefix)}))
         records = [self._record(ctx, got, k, hits, options, h, s, rng, method) for h, s in own]
         # The minorities are sized on the positives asked after their own history: a turn whose own
@@ -692,7 +706,20 @@ class RetrievedPassages:
                 if "fresh" in extra:
                     continue
             records.append(self._record(ctx, got, k, hits, options, [], None, rng, method))
-        yield from records
+        for cut in _shorter_prefixes(prefix, self.prefixes - 1):
+            # Earlier stitch points of the same talk, which name no thing of the kind either: more same-topic
+            # contexts, each with its own seeded draw so the records above stay as they were.
+            records.append(self._record(ctx, got, k, hits, options, history[:cut], {"conversation_id": ctx.conv.id, "turns": cut},
+                                        ctx.rng(f"{method}|prefix|{cut}"), method))
+        beside = kd.singled_by_other_name(ctx, referent, got.kind.noun, got.query)
+        for record in records:
+            if beside and isinstance(record, Record) and record.needs_clarification:
+                # 'Is there hydrogen on the planet to make water with the oxygen produced by MOXIE?': MOXIE says which
+                # planet, whatever else the passages name (read 25, ce-04859ca72b817973).
+                yield ctx.reject(self.name, f"the question still names '{beside}', which the domain's passages name "
+                                            f"with '{referent}' and hardly any other {got.kind.noun}; no positive", got.query)
+                continue
+            yield record
 
     def _record(self, ctx, got: Generic, k: int, hits, options, history, history_source, rng, method) -> Record | Rejection:
         noun, referent = got.kind.noun, got.referent or got.entity.text

@@ -36,7 +36,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "13"
+    version = "14"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -72,6 +72,10 @@ class StandaloneClear:
             # 'process for contractor', 'secondary source', 'Worker node': a keyword query that names nothing leaves
             # open what it is about (reads 20 and 23); 'IBM Cloudant legacy' names its topic and stays.
             yield ctx.reject(method, "standalone form is a keyword fragment that names nothing", query)
+            return
+        if tx.not_understood(ctx.answer):
+            # 'any example of code for cart ahh sauce rather?': the assistant could not tell what was asked (read 25).
+            yield ctx.reject(method, "the assistant's reply says it did not understand the turn", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
