@@ -652,3 +652,37 @@ def test_the_questions_own_words_tie_it_to_the_candidate_the_history_says_them_w
     both = [history[0], {"role": "assistant", "content": "Community support is available for the Lite account. "
                                                          "Phone support is available for the Enterprise account."}]
     assert kd.tied_by_query_names(query, both, ["Lite account", "Enterprise account"]) is None
+
+
+def test_a_thing_of_a_close_kind_in_the_last_exchange_leaves_the_one_named_thing_unsettled():
+    # 'this plan' right after "don't know if I go with IRA or 401K...": the 401K is a plan, the IRA an account a user
+    # may call one (read 26, ce-be5a54fa9936f95b). No twin resolved to the 401K.
+    both = Conversation("ira", "fiqa", [
+        Turn("user", "Is there a minimum amount required?", rewrite="Is there a minimum amount required to invest?"),
+        Turn("assistant", "Often $3000 for a taxable account, and lower for retirement accounts."),
+        Turn("user", "don't know if I go with IRA or 401K...", rewrite="Should I go with an IRA or a 401K?"),
+        Turn("assistant", "A 401K or an IRA are both retirement savings; the 401K comes with your job."),
+        Turn("user", "What happens to my 401K in case of a divorce?", rewrite="What happens to my 401K in case of a divorce?"),
+    ])
+    out = list(KindReference(prefixes=5, twins=4).generate(_ctx(both, 3)))
+    assert not [r for r in _records(out) if not r.needs_clarification and len(r.history) == 4]
+    alone = Conversation("k", "fiqa", both.turns[:2] + [
+        Turn("user", "Should I pick a 401K?", rewrite="Should I pick a 401K?"),
+        Turn("assistant", "A 401K comes with your job and often with an employer match."),
+    ] + both.turns[4:])
+    assert [r for r in _records(KindReference(prefixes=5, twins=4).generate(_ctx(alone, 3)))
+            if not r.needs_clarification and len(r.history) == 4]
+
+
+def test_a_place_the_talk_names_says_which_country_it_is_in():
+    # 'Which is the largest river in this country?' after a talk about a river in Maine is the United States (read 26).
+    maine = Conversation("maine", "clapnq", [
+        Turn("user", "where does the penobscot river start", rewrite="Where does the Penobscot River start?"),
+        Turn("assistant", "The Penobscot River begins in north-central Maine and flows into Penobscot Bay."),
+        Turn("user", "Which is the largest river in America?", rewrite="Which is the largest river in America?"),
+    ])
+    out = list(KindReference(prefixes=5, twins=4).generate(_ctx(maine, 2, block_names={"country": ["India", "Italy"]})))
+    records = _records(out)
+    assert not [r for r in records if r.needs_clarification and r.history]
+    [twin] = [r for r in records if not r.needs_clarification]
+    assert twin.query == "Which is the largest river in this country?" and twin.resolution["turn_index"] == 1

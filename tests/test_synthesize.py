@@ -818,3 +818,24 @@ def test_a_thing_the_question_names_is_no_candidate_for_its_pronoun():
     out = list(followup_twins(_ctx(borders, 2)))
     [negative] = [o for o in out if isinstance(o, Record) and not o.needs_clarification]
     assert negative.category == "hard_negative" and negative.resolution["referent"] == "France"
+
+
+def test_passage_twins_no_pronoun_twin_after_an_exchange_naming_another_candidate():
+    # 'Is it a lethal disease?' after 'Is there a cure for HIV?' and an answer that also names herpes: the passages on
+    # herpes do not settle 'it' (read 26, ce-1eb3f1f4f408d125).
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    herpes = [Passage("h1", "Herpes spreads through direct contact with an infected person.", "Herpes", True)]
+
+    def conv(question, answer):
+        return _conv("hiv", [
+            Turn("user", question, rewrite=question),
+            Turn("assistant", answer),
+            Turn("user", "Is it a lethal disease and how is it transmitted?", herpes,
+                 rewrite="Is Herpes a lethal disease and how is it transmitted?"),
+        ])
+    out = list(PassageTwins().generate(_ctx(conv("Is there a cure for HIV?", "HIV can be controlled; one gel cut Herpes transmission by half."), 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("names another candidate for 'it': HIV" in o.reason for o in out if isinstance(o, Rejection))
+    out = list(PassageTwins().generate(_ctx(conv("Is there a cure for Herpes?", "Herpes has no cure, but medicines cut its outbreaks."), 2)))
+    assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]

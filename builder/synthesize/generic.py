@@ -97,12 +97,26 @@ def no_resolved_twin(ctx: TurnContext, got: Generalized, method: str) -> Rejecti
         return ctx.reject(method, f"'{got.indefinite}' names no one thing; no history resolves '{got.generic}' to it",
                           got.query)
     head = got.entity.head
+    if not head and (others := other_names_last(ctx.history, got.entity.text)):
+        # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo; 'Is it a lethal disease?' after
+        # 'Is there a cure for HIV?' and an answer that also names herpes (read 26): 'it' is not settled.
+        return ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': {others[0]}", got.query)
     last = "\n".join(h["content"] for h in ctx.history[-2:])
     if head and len(kinds := rivals_of(last, head)) >= 2:
         # 'Is the cloud free?' right after an answer on public, private and hybrid clouds (read 24, ce-0e21aba2842e0626)
         return ctx.reject(method, f"the last exchange names kinds of {tx.plural(head)} ({', '.join(k.phrase for k in kinds[:3])}); "
                                   f"'{got.generic}' could be any", got.query)
     return None
+
+
+def other_names_last(history: list[dict[str, str]], name: str, unknown_kinds: bool = False) -> list[str]:
+    """Names of `name`'s kind in the history's last exchange, other than `name` and the things of its question. A
+    name of no known kind has no rivals ('September 28' and 'Check' are none of 'Grenade'), unless `unknown_kinds`:
+    then every name of no known kind is a rival of another ('Juno' and 'Galileo')."""
+    kind = tx.kind_of(name)
+    last = [h["content"] for h in history[-2:]]
+    return [n for n in tx.names_in("\n".join(last)) if (kind or unknown_kinds) and not tx.same_thing(n, name)
+            and not tx.mentions(name, n) and tx.kind_of(n) == kind]
 
 
 def with_referent(g: Generalized, name: str) -> str:

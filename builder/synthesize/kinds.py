@@ -244,6 +244,16 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
     return None
 
 
+def place_in(history: list[dict[str, str]], kind: str) -> tuple[str, str] | None:
+    """(place, container) when the history names a place that lies in one thing of `kind` (lexicon `located_in`):
+    'this country' after a talk about Maine is the United States (read 26, ce-74c962f2771ca6b1)."""
+    text = "\n".join(h["content"] for h in history)
+    for inner, outer, container in tx.lexicon().get("located_in", []):
+        if outer == kind and (named := tx.named_of_kind(text, inner)):
+            return named[0], container
+    return None
+
+
 def singled_by_history(ctx: TurnContext, referent: str, kind: str | None, history: list[dict[str, str]]) -> str | None:
     """A name in the history's user turns that singles out the referent the same way: 'the league' after 'Do the
     Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558)."""

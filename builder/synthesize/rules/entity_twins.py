@@ -14,14 +14,7 @@ from builder.synthesize.context import (
     NO_HISTORY, TurnContext, donor_history, history_text, pair_id, pick_pattern_options, resolved_by_history, resolving_turn,
     unrelated_contexts,
 )
-from builder.synthesize.generic import generalize, no_resolved_twin, with_referent
-
-
-def _other_names_last(history: list[dict[str, str]], name: str) -> list[str]:
-    """Names in the history's last exchange, other than `name` and the things of its question."""
-    last = [h["content"] for h in history[-2:]]
-    return [n for n in tx.names_in("\n".join(last)) if not tx.same_thing(n, name) and not tx.mentions(name, n)
-            and tx.kind_of(n) == tx.kind_of(name)]
+from builder.synthesize.generic import generalize, no_resolved_twin, other_names_last, with_referent
 
 
 def _kind_rivals_last(history: list[dict[str, str]], name: str, kind: str) -> list[str]:
@@ -132,10 +125,9 @@ class EntityTwins:
         elif entity.head and (others := _kind_rivals_last(own, entity.text, entity.head)):
             # 'How much can I accumulate in the account?' after "don't know if I go with IRA or 401K...".
             yield ctx.reject(method, f"the last exchange names another {entity.head}: {others[0]}", generic)
-        elif not entity.head and _other_names_last(own, entity.text):
+        elif not entity.head and (others := other_names_last(own, entity.text, unknown_kinds=True)):
             # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
-            yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': "
-                                     f"{_other_names_last(own, entity.text)[0]}", generic)
+            yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': {others[0]}", generic)
         elif not entity.head and where < len(own) - 2:
             # 'What is the meaning of it?' after a last exchange about encryption: 'it' reaches for what was
             # just said, not for the VPC of three turns back.

@@ -32,9 +32,21 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         # single one out, so neither an open question nor a clean twin. (Counting such names as rivals made
         # positives that a reader resolves at once: 'that planet' after Galileo's Jupiter discoveries.)
         return "unclear", names
+    if len(names) == 1 and _kin_named_last(history, ref.kind, names[0]):
+        # 'this plan' right after "don't know if I go with IRA or 401K...": an IRA is an account, but a user may well
+        # call it a plan; the one plan named does not settle it (read 26, ce-be5a54fa9936f95b).
+        return "unclear", names
     if len(names) == 1:
         return "one", names
     return ("unclear" if kd.mentions_referent(history, ref, others) else "none"), names
+
+
+def _kin_named_last(history: list[dict[str, str]], kind: str, name: str) -> bool:
+    """The last exchange names a thing of a kind people call by `kind`'s noun too (lexicon `called_alike`), other
+    than `name`."""
+    kin = {k for group in tx.lexicon().get("called_alike", []) if kind in group for k in group if k != kind}
+    last = "\n".join(h["content"] for h in history[-2:])
+    return bool(kin) and any(tx.kind_of(n) in kin and not tx.same_thing(n, name) for n in tx.names_in(last))
 
 
 @register
@@ -43,7 +55,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "9"
+    version = "10"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -89,6 +101,11 @@ class KindReference:
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
             label, names = classify(history, ref, describe, others, known, kq.query)
             tie = kd.singled_by_history(ctx, ref.name, ref.kind, history) if label == "none" else None
+            place = kd.place_in(history, ref.kind) if label == "none" and not tie else None
+            if place:  # 'this country' after a talk about Maine: the United States, whichever country was asked about
+                if tx.same_thing(place[1], tx.clean_name(ref.name)):
+                    found.setdefault("tied", []).append((cut, history, [place[0]]))
+                continue
             if tie:  # 'the league' after the Arizona Cardinals: the talk says which (the NFL) without naming it
                 found.setdefault("tied", []).append((cut, history, [tie]))
                 continue
