@@ -686,3 +686,19 @@ def test_a_place_the_talk_names_says_which_country_it_is_in():
     assert not [r for r in records if r.needs_clarification and r.history]
     [twin] = [r for r in records if not r.needs_clarification]
     assert twin.query == "Which is the largest river in this country?" and twin.resolution["turn_index"] == 1
+
+
+def test_a_part_after_a_talk_naming_one_product_is_that_products():
+    ask = Turn("user", "Does the Python SDK support retries?", rewrite="Does the Python SDK support retries?")
+    conv = Conversation("sdk", "ibmcloud", [
+        Turn("user", "What is Cloudant?", rewrite="What is IBM Cloudant?"),
+        Turn("assistant", "IBM Cloudant is a distributed database service."), ask])
+    names = {"sdk": ["Python SDK", "Java SDK", "Go SDK"]}
+    out = list(KindReference().generate(_ctx(conv, 2, block_names=names)))
+    assert not [r for r in _records(out) if r.label == "needs_clarification"]
+    assert any("leaves 'the SDK' open" in o.reason for o in out if isinstance(o, Rejection))
+    # A talk naming no product leaves the part open.
+    other = Conversation("sdk2", "ibmcloud", [
+        Turn("user", "How do retries work?", rewrite="How do retries work?"),
+        Turn("assistant", "A client waits and sends the request again."), ask])
+    assert [r for r in _records(KindReference().generate(_ctx(other, 2, block_names=names))) if r.label == "needs_clarification"]
