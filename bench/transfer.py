@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             meta = steps.run("train baseline", lambda: train_baseline(release, model_dir, embedder=args.embedder,
                                                                       encoder=args.encoder,
                                                                       log=lambda m: print(m, file=sys.stderr)))
-            print(f"  chose {meta['classifier']} (threshold {meta['threshold']}) on validation", file=sys.stderr)
+            print(f"  chose {meta['classifier']} on validation; threshold {meta['threshold']} "
+                  f"({meta.get('threshold_source', 'validation F1')})", file=sys.stderr)
         predictor = BaselinePredictor.load(model_dir)
         sets = benchmark_sets(CONVERSATIONS, MTRAGUN, ABGCOQA)
         test = load_release(Path(release))["test"]
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)")
     if args.json:
         write_json(args.json, {"rows": rows, "steps": steps.rows, "model": {k: meta.get(k) for k in
-                               ("classifier", "embedder", "selection", "release", "threshold")},
+                               ("classifier", "embedder", "selection", "release", "threshold", "threshold_source")},
                                "sets": [{"data": n, **info} for n, _, info in sets if info],
                                "bootstrap": {"samples": args.bootstrap, "seed": args.seed}})
     if details is not None:

@@ -198,3 +198,33 @@ def test_candidates_are_chosen_by_how_they_rank_not_by_accuracy_at_one_half(hand
     assert meta["selection"]["metric"] == "validation average precision"
     best = max(meta["selection"]["scores"].values())
     assert meta["classifier"] == next(n for n, v in meta["selection"]["scores"].items() if v == best)
+
+
+def test_threshold_comes_from_out_of_fold_probabilities_of_train_and_validation():
+    from sklearn.linear_model import LogisticRegression
+
+    from builder.train.baseline import out_of_fold_threshold
+
+    rng = np.random.default_rng(0)
+    y = np.array([True] * 30 + [False] * 70)
+    # Positives sit at x ~ 1, negatives at x ~ 0, and a heavily regularised model squeezes every probability
+    # under 0.5: at 0.5 it never clarifies, and the held-out probabilities find the cut that separates them.
+    X = np.where(y, 1.0, 0.0)[:, None] + rng.normal(0, 0.15, (100, 1))
+    groups = [f"conv-{i // 2}" for i in range(100)]
+    shy = LogisticRegression(C=0.01)
+    probs = LogisticRegression(C=0.01).fit(X, y).predict_proba(X)[:, 1]
+    assert probs.max() < 0.5
+    t = out_of_fold_threshold(shy, X, y, groups, seed=0)
+    assert t is not None and t < 0.5 and ((probs >= t) == y).mean() > 0.95
+    # Labels shuffled against x: no cut helps much, and a threshold is still chosen from the folds.
+    assert out_of_fold_threshold(LogisticRegression(), X, rng.permutation(y), groups, seed=0) is not None
+    # Fewer conversations than folds: no folds, the caller keeps the validation threshold.
+    assert out_of_fold_threshold(LogisticRegression(), X, y, ["a", "b"] * 50, seed=0) is None
+
+
+def test_saved_model_says_where_its_threshold_came_from(tmp_path):
+    release = write_hand_release(tmp_path / "dist", train=12, validation=4, test=2)
+    meta = train_baseline(release, tmp_path / "m", embedder="tfidf", log=lambda _: None)
+    assert meta["threshold_source"].startswith("F1 of out-of-fold probabilities")
+    small = write_hand_release(tmp_path / "small", train=1, validation=1, test=1)  # 4 positives: under 5 folds
+    assert train_baseline(small, tmp_path / "s", embedder="tfidf", log=lambda _: None)["threshold_source"] == "validation F1"
