@@ -262,7 +262,8 @@ def test_standalone_clear_asks_only_a_question_that_names_its_topic_after_anothe
     # 'How can I get enforcement support?' after a compost talk (read 21, ce-3026d93633afda36)
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 
-    for query, switched in (("How can I get enforcement support?", False), ("How do I get child support in Ohio?", True)):
+    for query, switched in (("How can I get enforcement support?", False), ("How do I get child support in Ohio?", True),
+                            ("Retention time for conversations?", False)):  # read 26, ce-82e8844795f3c7f7
         conv = Conversation("cs", "govt", [Turn("user", query, rewrite=query)])
         records = _records(StandaloneClear(switch_share=1.0).generate(_ctx(conv, 1, [DONOR])))
         assert records and all(("history_source" in r.provenance) == switched for r in records)

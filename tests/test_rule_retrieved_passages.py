@@ -391,3 +391,24 @@ def test_a_name_the_question_keeps_that_ties_to_the_referent_leaves_no_positive(
     out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(asks, 1, corpus)))
     assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
     assert any(isinstance(o, Rejection) and "still names 'MOXIE'" in o.reason for o in out)
+
+
+def test_a_history_naming_a_state_resolves_the_country_to_the_united_states():
+    # 'Which is the largest river in the country?' after a talk about Maine (read 28, ce-7a86d6e2a3b8bfd7)
+    snake = Passage("snake", "The Snake River is the thirteenth longest river in the United States.", "Snake River")
+    nile = Passage("nile", "The Nile is the longest river in Egypt and flows north into the sea.", "Nile")
+    own = Passage("us-own", "The Missouri River is the longest river in the United States.", "Missouri River", True)
+    maine = _conv("maine", "geo", [
+        Turn("user", "Where does the Penobscot River start?", [PENOBSCOT], rewrite="Where does the Penobscot River start?"),
+        Turn("assistant", "The Penobscot River begins in north-central Maine and flows into Penobscot Bay."),
+        Turn("user", "Which is the largest river in the United States?", [own],
+             rewrite="Which is the largest river in the United States?"),
+    ])
+    pool = _conv("rivers", "geo", [Turn("user", "Which rivers are long?", [snake, nile])])
+    corpus = Corpus.from_conversations(ALL + [maine, pool])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(maine, 2, corpus)))
+    records = [o for o in out if isinstance(o, Record) and o.query == "Which is the largest river in the country?"]
+    after_maine = [r for r in records if r.history and "Maine" in r.history[-1]["content"]]
+    assert after_maine and not any(r.needs_clarification for r in after_maine)
+    assert after_maine[0].resolution["referent"] == "United States" and after_maine[0].resolution["turn_index"] == 1
+    assert any(r.needs_clarification for r in records if not r.history)  # with nothing said, still 'which country?'

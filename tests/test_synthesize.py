@@ -403,6 +403,18 @@ def test_a_nationality_before_a_common_noun_is_no_name():
     assert tx.is_name("401K account", "account") and tx.is_name("American football", "sport")  # a lexicon name
 
 
+def test_a_lone_adjective_of_a_name_is_no_name_of_the_kind():
+    # 'film adaptations of Shakespearean play' was a reading of 'the play' (read 28, ce-65b3ecbb7a61c048)
+    from builder.conversation import Conversation, Passage, Turn
+    from builder.synthesize.context import names_by_kind
+
+    ask = "What is the most popular Shakespearean play?"
+    conv = Conversation("sh", "clapnq", [Turn("user", ask, [Passage("p", "Hamlet is the most popular Shakespearean play.",
+                                                                   "Hamlet", True)], rewrite=ask)])
+    assert not tx.is_name("Shakespearean", "play") and "Shakespearean play" not in names_by_kind([conv]).get("play", [])
+    assert tx.is_name("English", "language") and tx.is_name("Roman Empire", "empire")  # a lexicon name; a name with its kind
+
+
 def test_a_medium_or_genre_word_before_the_kind_is_no_name():
     # 'Which Comedy Series is the best in history?' and '... The TV series?' were readings (read 22): an
     # award's 'Outstanding Comedy Series' and 'TV series' say what kind of show, not which one.
@@ -422,6 +434,10 @@ def test_a_type_asked_about_with_a_or_an_is_not_made_generic():
     assert isinstance(got, Rejection) and "'What is a Lite account' asks what a type is" in got.reason
     plan = _conv("plan", [Turn("user", "What does the Lite plan include?", rewrite="What does the Lite plan include?")])
     assert not isinstance(generalize(_ctx(plan, 1), "test"), Rejection)
+    # 'How many types of the plans does IBM Cloud offer?' asks about plans in general (read 28, ce-bc1d8344c1828f7f)
+    kinds = "How many types of Lite plans does IBM Cloud offer?"
+    got = generalize(_ctx(_conv("types", [Turn("user", kinds, rewrite=kinds)]), 1), "test")
+    assert isinstance(got, Rejection) and "'types of Lite plans' asks about sorts of the kind" in got.reason
 
 
 def test_a_name_written_with_the_keeps_it_in_a_reading():
@@ -580,7 +596,7 @@ def test_entity_twins_no_pronoun_negative_when_the_last_exchange_names_another_t
     assert any("the last exchange does not name 'VPC'" in o.reason for o in out if isinstance(o, Rejection))
     recent = _conv("enc2", talk.turns[:3] + [Turn("assistant", "No; IBM Cloud VPC keeps backups apart."), talk.turns[4]])
     negatives = [o for o in entity_twins(_ctx(recent, 3)) if isinstance(o, Record) and not o.needs_clarification]
-    assert [r.query for r in negatives] == ["What is the meaning of it in this context?"]
+    assert [r.query for r in negatives] == ["What is its meaning in this context?"]
 
 
 def test_a_sort_of_thing_after_a_or_an_gets_no_resolved_twin():
@@ -839,3 +855,15 @@ def test_passage_twins_no_pronoun_twin_after_an_exchange_naming_another_candidat
     assert any("names another candidate for 'it': HIV" in o.reason for o in out if isinstance(o, Rejection))
     out = list(PassageTwins().generate(_ctx(conv("Is there a cure for Herpes?", "Herpes has no cure, but medicines cut its outbreaks."), 2)))
     assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+
+
+def test_a_pronoun_owning_the_noun_before_it_is_a_possessive():
+    # 'What was the religion of it?' (read 28): people write 'What was its religion?'
+    def swapped(query, name):
+        entity = next(e for e in tx.entities(query) if name in e.text)
+        return tx.replace_entity(query, entity, tx.pronoun_for(query, entity))
+
+    assert swapped("What was the religion of the Roman Empire?", "Roman Empire") == "What was its religion?"
+    assert swapped("When did the official reunification of Germany happen?", "Germany") == "When did its official reunification happen?"
+    assert swapped("What is the rest of Hamlet about?", "Hamlet") == "What is the rest of it about?"  # a part, not owned
+    assert swapped("What is the number of teams in the NFL?", "NFL") == "What is the number of teams in it?"

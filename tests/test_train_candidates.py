@@ -33,6 +33,12 @@ def test_a_lexicon_name_said_in_lower_case_is_a_candidate():
     assert any(n.lower() == "soccer" for n in said)
 
 
+def test_a_continent_is_no_mention_of_the_country_its_name_ends_with():
+    # 'North America' is no 'America' (the United States): a talk about it names no country
+    assert named("The urban site of Cahokia in North America was abandoned.", "country") == ()
+    assert named("Trade with America and Mexico grew.", "country") == ("America", "Mexico")
+
+
 def test_pronoun_rivals_are_things_of_one_kind_in_the_last_exchange():
     rec = _record("How does it help?", ["Which charts show the load?",
                                         "The Query Runtime Chart and the Query Throughput Chart do."])

@@ -38,6 +38,11 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a noun phrase, not a name", ctx.standalone)
     if tx.defines_type(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
+    sort = re.search(r"(?i)\b((?:types?|kinds?|sorts?|categories|forms?)\s+of)\s+$", ctx.standalone[: entity.start])
+    if sort:
+        # 'How many types of Lite plans does IBM Cloud offer?' -> '... types of the plans ...' asks about plans in
+        # general: one reading, not a choice of plan (read 28, ce-bc1d8344c1828f7f).
+        return ctx.reject(method, f"'{sort.group(1)} {entity.text}' asks about sorts of the kind", ctx.standalone)
     article = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start])
     indefinite = f"{article.group(1)} {tx.clean_name(entity.text)}" if article else ""
     if indefinite and not entity.head:

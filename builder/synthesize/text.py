@@ -555,7 +555,18 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
     elif re.search(r"['’]s$", entity.text) and replacement.startswith(("the ", "this ", "that ")):
         replacement += entity.text[-2:]  # "President Roosevelt's involvement" -> "the president's involvement"
     out = text[:start] + replacement + text[end:]
+    of = re.search(r"\b([Tt])he((?:\s+[a-z][a-z\-]*){1,4})\s+of\s+$", text[:start]) if replacement in ("it", "them") else None
+    if of and not set(of.group(2).split()) & _NO_POSSESSIVE:
+        # 'What was the religion of it?' is no English a person types: 'What was its religion?' (read 28).
+        owner = ("its" if replacement == "it" else "their")
+        out = text[: of.start()] + (owner.capitalize() if of.group(1) == "T" else owner) + of.group(2) + text[end:]
+        start = of.start()
     return out[0].upper() + out[1:] if start == 0 else out
+
+
+# 'the rest of it', 'the number of them in ...': a part or a count, not a thing the pronoun owns.
+_NO_POSSESSIVE = frozenset("rest part parts half most all some none one each any many few number amount lot "
+                           "of in on to for from with at by about".split())
 
 
 # --- kinds of things ------------------------------------------------------------------------------
@@ -724,6 +735,8 @@ def is_name(name: str, kind: str | None) -> bool:
     last = toks[-1].lower()
     if kind and last != kind and singular(last) == kind and plural(kind).lower() != kind:
         return False  # 'Southern states', '401k accounts': a group, not one thing to pick
+    if len(toks) == 1 and _demonym(toks[0]) and name.lower() not in kind_lexicon():
+        return False  # 'Shakespearean' (of 'a Shakespearean play'): an adjective, no name of one thing (read 28)
     capitalized = [t for t in toks if t[:1].isupper()]
     if capitalized and toks[-1][:1].islower() and all(_demonym(t) for t in capitalized) \
             and name.lower() not in kind_lexicon():  # 'American football' is a sport's name
@@ -885,7 +898,19 @@ def kind_named(name: str, kind: str | None, text: str = "") -> str:
 
 def says(text: str, name: str) -> bool:
     """The text mentions the name or one of its aliases ('flu' says influenza)."""
-    return any(mentions(text, a) for a in aliases_of(name))
+    return any(mentions(text, a) and not _only_in_region(text, a) for a in aliases_of(name))
+
+
+# 'North America' is a continent, not America (the United States).
+_COMPASS = frozenset("north south east west central latin northern southern eastern western middle".split())
+
+
+def _only_in_region(text: str, alias: str) -> bool:
+    """Every time the text writes the one-word alias, a compass word opens a longer name with it."""
+    if len(words(alias)) != 1:
+        return False
+    seen = [m.start() for m in re.finditer(rf"(?i)\b{re.escape(alias)}\b", text)]
+    return bool(seen) and all(words(text[:at])[-1:] and words(text[:at])[-1].lower() in _COMPASS for at in seen)
 
 
 def _alias_key(name: str) -> str:

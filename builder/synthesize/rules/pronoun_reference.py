@@ -23,9 +23,9 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "11"
+    version = "12"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
-                "virtualization ...' -> 'Can you tell me about the virtualization aspect of it?'), asked after a prefix "
+                "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
                 "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "

@@ -36,7 +36,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "14"
+    version = "15"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -52,6 +52,7 @@ class StandaloneClear:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version
         query = ctx.standalone
+        texts = [p.text for p in ctx.relevant_passages()]
         if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
             # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
             yield ctx.reject(method, "standalone form contains a pronoun", query)
@@ -68,7 +69,7 @@ class StandaloneClear:
             # 'Clusters': one common noun names a topic, not what is asked about it; no clear question.
             yield ctx.reject(method, "standalone form is a single common word", query)
             return
-        if tx.is_fragment(query) and not tx.is_question(query) and not _names_something(query, [p.text for p in ctx.relevant_passages()]):
+        if tx.is_fragment(query) and not tx.is_question(query) and not _names_something(query, texts):
             # 'process for contractor', 'secondary source', 'Worker node': a keyword query that names nothing leaves
             # open what it is about (reads 20 and 23); 'IBM Cloudant legacy' names its topic and stays.
             yield ctx.reject(method, "standalone form is a keyword fragment that names nothing", query)
@@ -87,8 +88,9 @@ class StandaloneClear:
         source = None
         switch = ctx.rng(f"{method}|switch")
         # Only a question that names its topic is clear after a talk about something else: 'How can I get
-        # enforcement support?' after a compost talk leaves open what is enforced (read 21).
-        if switch.random() < self.switch_share and tx.entities(query):
+        # enforcement support?' after a compost talk leaves open what is enforced (read 21); 'Retention time for
+        # conversations?' after a VPC talk, whose capital opens the query and names nothing, leaves open whose (read 26).
+        if switch.random() < self.switch_share and _names_something(query, texts):
             donor, where = donor_history(ctx, switch, empty_share=0.0)
             if donor:
                 history, source = donor, where
