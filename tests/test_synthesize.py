@@ -867,3 +867,17 @@ def test_a_pronoun_owning_the_noun_before_it_is_a_possessive():
     assert swapped("When did the official reunification of Germany happen?", "Germany") == "When did its official reunification happen?"
     assert swapped("What is the rest of Hamlet about?", "Hamlet") == "What is the rest of it about?"  # a part, not owned
     assert swapped("What is the number of teams in the NFL?", "NFL") == "What is the number of teams in it?"
+
+
+def test_readings_say_names_as_people_write_them():
+    # Read 28: 'to the NASA', 'by the FINRA', 'Office series', 'the West Nile virus' beside 'the West Nile'
+    from builder.conversation import Conversation, Passage, Turn
+    from builder.synthesize.context import names_by_kind
+
+    assert tx.fit_article("mandated by the ", "FINRA") == "mandated by " and tx.fit_article("to the ", "IRS") == "to the "
+    assert tx.substitute("What did the agency say?", "the agency", "NASA") == "What did NASA say?"
+    assert tx.same_thing("West Nile", "West Nile virus") and not tx.same_thing("Zika", "Ebola virus")
+    ask = "How many seasons does The Office series have?"
+    conv = Conversation("tv", "clapnq", [Turn("user", ask, [Passage("p", "The Office series ran for nine seasons.", "The Office",
+                                                                   True)], rewrite=ask)])
+    assert names_by_kind([conv]).get("series") == ["The Office"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator
 
@@ -204,6 +205,9 @@ def names_by_kind(conversations: list[Conversation]) -> dict[str, list[str]]:
                 name = tx.clean_name(e.text)
                 kind = tx.kind_of(name, texts)
                 if kind and tx.is_name(name, kind):
+                    # 'The Office series' names the lexicon's 'The Office': no reading says 'Office series'.
+                    bare = re.sub(rf"(?i)\s+{re.escape(kind)}$", "", name).lower()
+                    name = next((n for n in tx.lexicon_names().get(kind, []) if n.lower() in (bare, f"the {bare}")), name)
                     names = out.setdefault(kind, [])
                     if not any(tx.same_thing(name, o) for o in names):
                         names.append(tx.kind_named(name, kind, "\n".join([turn.rewrite or turn.text, *texts])))

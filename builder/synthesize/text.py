@@ -795,7 +795,9 @@ def same_thing(a: str, b: str) -> bool:
     vendor = {stem(w) for w in words(long_) if w.isupper() and len(w) > 1}  # 'IBM Cloud X' is 'Cloud X'
     kind = kind_of(clean_name(short))
     extra = extra - vendor
-    return not extra or (extra <= {kind} if kind else all(singular(x) for x in extra))
+    # 'West Nile' / 'West Nile virus': a disease is called by its virus's noun too (lexicon `called_alike`).
+    alike = {stem(k) for group in lexicon().get("called_alike", []) if kind in group for k in group}
+    return not extra or (extra <= {kind} | alike if kind else all(singular(x) for x in extra))
 
 
 def _misspelt(a: str, b: str) -> bool:
@@ -984,6 +986,8 @@ def _plain(text: str) -> str:
 
 def fit_article(before: str, name: str, plural_: bool = False) -> str:
     """The words before a name with 'a' / 'an' made to fit it ('an IRA' -> 'a Roth IRA'; a plural takes none)."""
+    if name in bare_names():
+        return re.sub(r"(?i)\b(?:the|a|an)\s+$", "", before)  # 'mandated by FINRA', not 'by the FINRA'
     article = re.search(r"(?i)\b(a|an)\s+$", before)
     if not article:
         return before
@@ -991,6 +995,12 @@ def fit_article(before: str, name: str, plural_: bool = False) -> str:
     if article.group(1)[:1].isupper():
         word = word.capitalize()
     return before[: article.start()] + word
+
+
+@lru_cache(maxsize=1)
+def bare_names() -> frozenset[str]:
+    """Names said without an article ('NASA', 'COVID-19'), though a kind phrase before them had one."""
+    return frozenset(str(n) for n in lexicon().get("bare_names", []))
 
 
 @lru_cache(maxsize=1)
@@ -1031,6 +1041,8 @@ def substitute(text: str, phrase: str, name: str) -> str | None:
     toks = words(name)
     if name in lexicon()["definite_names"]:
         before = with_the(before)
+    elif name in bare_names():
+        before = fit_article(before, name)
     elif len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
         before = re.sub(r"(?i)\bthe\s+$", "", before)
     out = before + name + text[m.end() :]
