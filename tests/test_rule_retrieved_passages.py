@@ -412,3 +412,11 @@ def test_a_history_naming_a_state_resolves_the_country_to_the_united_states():
     assert after_maine and not any(r.needs_clarification for r in after_maine)
     assert after_maine[0].resolution["referent"] == "United States" and after_maine[0].resolution["turn_index"] == 1
     assert any(r.needs_clarification for r in records if not r.history)  # with nothing said, still 'which country?'
+
+
+def test_an_option_is_shown_as_a_sentence_says_it():
+    # 'There are many stars, like Sun.' (read 28's look at the single-passage positives)
+    from builder.synthesize.rules.retrieved_passages import Option
+
+    assert Option("Sun", "", "p").shown() == "the Sun"
+    assert Option("Yale University", "founded in 1701", "p").shown() == "Yale University, founded in 1701"

@@ -101,9 +101,10 @@ class Option:
     quote: str = ""  # else the passage's own words about it that bear on the question
 
     def shown(self) -> str:
+        name = tx.in_running_text(self.name)  # 'like the Sun', not 'like Sun'
         if self.fact:
-            return f"{self.name}, {self.fact}"
-        return f"{self.name} (“{self.quote}”)" if self.quote else self.name
+            return f"{name}, {self.fact}"
+        return f"{name} (“{self.quote}”)" if self.quote else name
 
 
 @lru_cache(maxsize=1)
@@ -611,7 +612,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "10"
+    version: ClassVar[str] = "11"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
