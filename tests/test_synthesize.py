@@ -881,3 +881,11 @@ def test_readings_say_names_as_people_write_them():
     conv = Conversation("tv", "clapnq", [Turn("user", ask, [Passage("p", "The Office series ran for nine seasons.", "The Office",
                                                                    True)], rewrite=ask)])
     assert names_by_kind([conv]).get("series") == ["The Office"]
+
+
+def test_a_kind_noun_that_modifies_the_head_of_a_name_is_not_its_kind():
+    # 'Service Credentials' and the menu heading 'Services and Software' counted as two more services in a talk
+    # about the Speech to Text service
+    assert tx.head_of("Service Credentials") is None and tx.head_of("Services and Software") is None
+    assert tx.head_of("Department of Veterans Affairs") == "department" and tx.head_of("Lake Tahoe") == "lake"
+    assert tx.head_of("Amazon Web Services") == "service" and tx.head_of("Great Lakes") == "lake"

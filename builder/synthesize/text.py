@@ -118,13 +118,21 @@ def head_of(entity: str) -> str | None:
     toks = words(entity)
     if len(toks) > 1 and toks[-1] == "General" and toks[-2][:1].isupper():
         return None  # 'Attorney General', 'Surgeon General': an office, no general to pick
-    for w in reversed(toks):
-        s = stem(w)
-        if s in heads:
-            return s
-        if w.lower() in heads:
-            return w.lower()
+    for i in range(len(toks) - 1, -1, -1):
+        w = toks[i]
+        head = stem(w) if stem(w) in heads else (w.lower() if w.lower() in heads else None)
+        if head is None:
+            continue
+        if i < len(toks) - 1 and (w.lower() != head or (i == len(toks) - 2 and _plural_word(toks[-1]))):
+            # 'Services and Software' (a menu heading: a group), 'Service Credentials' (credentials, whatever
+            # 'Service' says): the kind noun modifies the name's head, it is not its head.
+            return None
+        return head
     return None
+
+
+def _plural_word(word: str) -> bool:
+    return word[:1].isupper() and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def plural(head: str) -> str:
