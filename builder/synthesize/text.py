@@ -566,7 +566,7 @@ def replace_entity(text: str, entity: Entity, replacement: str) -> str:
     of = re.search(r"\b([Tt])he((?:\s+[a-z][a-z\-]*){1,4})\s+of\s+$", text[:start]) if replacement in ("it", "them") else None
     if of and not set(of.group(2).split()) & _NO_POSSESSIVE:
         # 'What was the religion of it?' is no English a person types: 'What was its religion?' (read 28).
-        owner = ("its" if replacement == "it" else "their")
+        owner = "its" if replacement == "it" else "their"
         out = text[: of.start()] + (owner.capitalize() if of.group(1) == "T" else owner) + of.group(2) + text[end:]
         start = of.start()
     return out[0].upper() + out[1:] if start == 0 else out
@@ -912,15 +912,15 @@ def says(text: str, name: str) -> bool:
 
 
 # 'North America' is a continent, not America (the United States).
-_COMPASS = frozenset("north south east west central latin northern southern eastern western middle".split())
+_COMPASS = "north|south|east|west|central|latin|northern|southern|eastern|western|middle"
 
 
 def _only_in_region(text: str, alias: str) -> bool:
     """Every time the text writes the one-word alias, a compass word opens a longer name with it."""
     if len(words(alias)) != 1:
         return False
-    seen = [m.start() for m in re.finditer(rf"(?i)\b{re.escape(alias)}\b", text)]
-    return bool(seen) and all(words(text[:at])[-1:] and words(text[:at])[-1].lower() in _COMPASS for at in seen)
+    seen = list(re.finditer(rf"(?i)\b(?:({_COMPASS})\s+)?{re.escape(alias)}\b", text))
+    return bool(seen) and all(m.group(1) for m in seen)
 
 
 def _alias_key(name: str) -> str:
