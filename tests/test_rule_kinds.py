@@ -703,3 +703,20 @@ def test_a_part_after_a_talk_naming_one_product_is_that_products():
         Turn("user", "How do retries work?", rewrite="How do retries work?"),
         Turn("assistant", "A client waits and sends the request again."), ask])
     assert [r for r in _records(KindReference().generate(_ctx(other, 2, block_names=names))) if r.label == "needs_clarification"]
+
+
+def test_a_reading_says_a_place_bare_and_a_bank_once():
+    # read 29: 'outside of the Great Britain' (ce-52444a78185e446c); JPMorgan and Chase as two banks (ce-bde57d2c1e34b732)
+    from builder.synthesize import kinds as kd
+
+    conv = Conversation("mls", "clapnq", [
+        Turn("user", "What is the MLS All-Star Game called outside of the USA?",
+             rewrite="What is the MLS All-Star Game called outside of the USA?"),
+    ])
+    ctx = _ctx(conv, 1)
+    [ref] = [r for r in kd.referents_of(ctx, "test") if r.kind == "country"]
+    assert ref.name == "USA"
+    kq = kd.make_kind_query(ctx, ref, "test")
+    assert kq.reading("Great Britain") == "What is the MLS All-Star Game called outside of Great Britain?"
+    assert kq.reading("United States") == "What is the MLS All-Star Game called outside of the United States?"
+    assert tx.same_thing("JPMorgan", "Chase") and not tx.same_thing("Chase", "Wells Fargo")

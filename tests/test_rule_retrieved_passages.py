@@ -420,3 +420,16 @@ def test_an_option_is_shown_as_a_sentence_says_it():
 
     assert Option("Sun", "", "p").shown() == "the Sun"
     assert Option("Yale University", "founded in 1701", "p").shown() == "Yale University, founded in 1701"
+
+
+def test_a_title_is_no_option_and_a_persons_fact_says_who():
+    # read 29, ce-8c10012a9f319c3e: 'Western emperor' and 'Roman Emperor' were options for 'the emperor', and
+    # 'Charlemagne, which inherited the Frankish realm'
+    from builder.synthesize.rules.retrieved_passages import Kind, fact_about, kind_options
+
+    emperors = Passage("emp-1", "Charlemagne inherited the Frankish realm in 768. Augustus was the first Roman "
+                       "Emperor. The Western emperor lost power in 476.", "Charlemagne")
+    names = [o.name for o in kind_options([emperors], Kind("emperor", "emperors"))]
+    assert "Charlemagne" in names and "Roman Emperor" not in names and "Western emperor" not in names
+    assert fact_about("Charlemagne", ["Charlemagne inherited the Frankish realm in 768."], "emperor") == \
+        "who inherited the Frankish realm in 768"

@@ -1,3 +1,4 @@
+import random
 from collections import Counter
 
 from builder.config import SynthesizeConfig
@@ -656,6 +657,30 @@ def test_a_reading_with_another_name_fits_its_article():
     got = generalize(_ctx(lite, 1), "test")
     assert got.query == "How much can I store in the account?"
     assert with_referent(got, "Enterprise account") == "How much can I store in an Enterprise account?"
+
+
+def test_a_reading_with_another_name_keeps_the_possessive_and_the_article_the_name_takes():
+    # read 29: "the Roman Empire conversion" (ce-5d767f2a8fd29d41), "Are they all by IRS?" (ce-6a8a4db9da4fe84b)
+    from builder.synthesize.clarify import clarification
+    from builder.synthesize.generic import generalize, with_referent
+
+    q = "What was the timeline for the Byzantine Empire's conversion to Catholicism?"
+    empire = _conv("empire", [Turn("user", q, rewrite=q)])
+    got = generalize(_ctx(empire, 1), "test")
+    assert with_referent(got, "Roman Empire") == "What was the timeline for the Roman Empire's conversion to Catholicism?"
+    assert tx.in_running_text("IRS", "agency") == "the IRS" and tx.in_running_text("NASA", "agency") == "NASA"
+    assert tx.in_running_text("Roth IRA", "account") == "the Roth IRA" and tx.in_running_text("IBM", "company") == "IBM"
+    assert not tx.takes_the("How do I open an ", "Roth IRA", "account")  # 'an IRA' -> 'a Roth IRA', not 'the'
+    question, _ = clarification("entity", random.Random(0), options=["Roth IRA", "401K account"], head="account",
+                                heads="accounts")
+    assert "the Roth IRA" in question and "the 401K account" in question, question
+
+
+def test_a_name_and_a_part_of_it_with_the_kind_noun_after_are_one_thing():
+    # read 29, ce-7b03987bb9cefff2: 'the Europa Clipper' and 'the Clipper spacecraft' were two readings
+    assert tx.same_thing("Europa Clipper", "Clipper spacecraft")
+    assert not tx.same_thing("Roman Empire", "Holy Roman Empire")  # the kind noun is part of both names
+    assert not tx.same_thing("Juno spacecraft", "Europa Clipper") and not tx.same_thing("Lite plan", "Lite Enterprise plan")
 
 
 def test_a_which_question_joins_its_options_with_or_and_names_take_their_article():

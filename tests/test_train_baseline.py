@@ -222,6 +222,19 @@ def test_threshold_comes_from_out_of_fold_probabilities_of_train_and_validation(
     assert out_of_fold_threshold(LogisticRegression(), X, y, ["a", "b"] * 50, seed=0) is None
 
 
+def test_out_of_fold_groups_join_conversations_that_share_a_history_or_passages():
+    from builder.train.baseline import _groups
+
+    def rec(i, conv, history=None, docs=()):
+        return {"id": f"r{i}", "provenance": {"conversation_id": conv, "document_sources": list(docs),
+                                               "history_source": {"conversation_id": history} if history else None}}
+
+    # b borrows a's history and c takes d's passages: a fold that trained on a and scored b would see b's context.
+    records = [rec(0, "a"), rec(1, "b", history="a"), rec(2, "c", docs=["d"]), rec(3, "d"), rec(4, "e", history="")]
+    g = _groups(records)
+    assert g[0] == g[1] and g[2] == g[3] and len({g[0], g[2], g[4]}) == 3
+
+
 def test_saved_model_says_where_its_threshold_came_from(tmp_path):
     release = write_hand_release(tmp_path / "dist", train=12, validation=4, test=2)
     meta = train_baseline(release, tmp_path / "m", embedder="tfidf", log=lambda _: None)

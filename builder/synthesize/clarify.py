@@ -59,7 +59,7 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
     template = rng.choice(templates()[pattern][kind])
     shown = options[:3] if pattern == "hedge" else options
     conj = conjunction(template)
-    said = [tx.in_running_text(o) for o in shown]  # 'about the Roman Empire, ...'; a numbered list stays bare
+    said = [tx.in_running_text(o, slots.get("head", "")) for o in shown]  # 'about the Roman Empire, ...'; a numbered list stays bare
     text = template.format(
         options=join_options(said, conj) if said else "",
         listed=", ".join(said),  # 'Are you asking about A, B, or something else?'

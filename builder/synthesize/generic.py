@@ -127,7 +127,9 @@ def other_names_last(history: list[dict[str, str]], name: str, unknown_kinds: bo
 def with_referent(g: Generalized, name: str) -> str:
     """The generic query read with another referent: the standalone query naming `name` in the entity's place."""
     s, e = g.standalone, g.entity
-    out = tx.fit_article(s[: e.start], name) + name + s[e.end :]  # 'a Lite account' -> 'an Enterprise account'
+    # 'a Lite account' -> 'an Enterprise account'; "the Byzantine Empire's conversion" -> "the Roman Empire's"
+    before = tx.with_the(s[: e.start]) if tx.takes_the(s[: e.start], name, e.head or "") else tx.fit_article(s[: e.start], name)
+    out = before + tx.with_possessive(name, e.text) + s[e.end :]
     return out[0].upper() + out[1:]
 
 

@@ -52,14 +52,15 @@ class KindQuery:
         s = self.referent.standalone
         before = s[: e.start]
         toks = tx.words(name)
-        if name in tx.lexicon()["definite_names"]:
-            before = tx.with_the(before)  # 'the size of the Sun'
-        elif len(toks) == 1 and not name.isupper() and not tx.singular(toks[0]):
-            before = re.sub(r"(?i)\bthe\s+$", "", before)  # 'the Byzantine Empire' -> 'Rome', not 'the Rome'
+        if name in tx.lexicon()["definite_names"] or tx.takes_the(before, name, self.referent.kind):
+            before = tx.with_the(before)  # 'the size of the Sun', 'by the IRS'
+        elif (len(toks) == 1 and not name.isupper() and not tx.singular(toks[0])) or self.referent.kind in tx.BARE_KINDS:
+            # 'the Byzantine Empire' -> 'Rome', not 'the Rome'; 'the USA' -> 'Great Britain' (read 29)
+            before = re.sub(r"(?i)\bthe\s+$", "", before)
         # 'an IRA' -> 'a Roth IRA' / '401k accounts'
         plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
         before = tx.fit_article(before, name, plural_)
-        out = before + name + s[e.end :]
+        out = before + tx.with_possessive(name, e.text) + s[e.end :]
         return out[0].upper() + out[1:]
 
 

@@ -743,6 +743,8 @@ def is_name(name: str, kind: str | None) -> bool:
     last = toks[-1].lower()
     if kind and last != kind and singular(last) == kind and plural(kind).lower() != kind:
         return False  # 'Southern states', '401k accounts': a group, not one thing to pick
+    if is_title(name, kind):
+        return False
     if len(toks) == 1 and _demonym(toks[0]) and name.lower() not in kind_lexicon():
         return False  # 'Shakespearean' (of 'a Shakespearean play'): an adjective, no name of one thing (read 28)
     capitalized = [t for t in toks if t[:1].isupper()]
@@ -753,6 +755,13 @@ def is_name(name: str, kind: str | None) -> bool:
             and t.lower() not in genre_words()]  # 'TV series', 'Comedy Series': a kind of show, not one
     # Something besides the kind noun must be a name: 'Lite plan', '401k plan'; not '300 state'.
     return any(t[:1].isupper() or (t[:1].isdigit() and any(ch.isalpha() for ch in t)) for t in rest)
+
+
+def is_title(name: str, kind: str | None) -> bool:
+    """A person's kind noun after a modifier is a title that many held ('Roman Emperor', 'Western emperor',
+    'French king'), not a name of one person."""
+    toks = words(name)
+    return bool(kind) and kind in person_kinds() and len(toks) >= 2 and singular(toks[-1].lower()) == kind
 
 
 def _demonym(word: str) -> bool:
@@ -798,7 +807,7 @@ def same_thing(a: str, b: str) -> bool:
     if clean_name(a).lower() == clean_name(b).lower() or _misspelt(a, b):
         return True  # "NASA’s Europa Clipper mission" / 'Europa Clipper mission'; one name typed two ways
     if not (sa < sb or sb < sa):
-        return False
+        return _kind_word_short_form(a, b) or _kind_word_short_form(b, a)
     short, long_, extra = (a, b, sb - sa) if sa < sb else (b, a, sa - sb)
     vendor = {stem(w) for w in words(long_) if w.isupper() and len(w) > 1}  # 'IBM Cloud X' is 'Cloud X'
     kind = kind_of(clean_name(short))
@@ -806,6 +815,16 @@ def same_thing(a: str, b: str) -> bool:
     # 'West Nile' / 'West Nile virus': a disease is called by its virus's noun too (lexicon `called_alike`).
     alike = {stem(k) for group in lexicon().get("called_alike", []) if kind in group for k in group}
     return not extra or (extra <= {kind} | alike if kind else all(singular(x) for x in extra))
+
+
+def _kind_word_short_form(a: str, b: str) -> bool:
+    """`a` is part of `b`'s name with the kind noun after it ('Clipper spacecraft' / 'Europa Clipper'; read 29):
+    a kind noun in lower case describes, it does not name ('Roman Empire' / 'Holy Roman Empire' stay two)."""
+    toks = words(clean_name(a))
+    if len(toks) < 2 or not toks[-1].islower() or singular(toks[-1]) != kind_of(clean_name(a)):
+        return False
+    rest, other = content_stems(" ".join(toks[:-1])), content_stems(b)
+    return bool(rest) and rest < other and stem(toks[-1]) not in other and all(t[:1].isupper() for t in toks[:-1])
 
 
 def _misspelt(a: str, b: str) -> bool:
@@ -1016,15 +1035,35 @@ def _the_kinds() -> frozenset[str]:
     return frozenset(str(k) for k in lexicon().get("the_kinds", []))
 
 
-def in_running_text(name: str) -> str:
-    """A name as a sentence says it: 'the Roman Empire', 'the Qi wall', 'the Sun'; 'Hamlet', 'Yale University'
-    and 'Roth IRA' stay bare, as does a name that opens with its own determiner."""
+def in_running_text(name: str, kind: str = "") -> str:
+    """A name as a sentence says it: 'the Roman Empire', 'the Qi wall', 'the Sun'; 'Hamlet' and 'Yale University'
+    stay bare, as does a name that opens with its own determiner or is said bare ('NASA'). An agency or account
+    called by initials takes 'the' ('the IRS', 'the Roth IRA'; read 29)."""
     toks = words(name)
-    if not toks or toks[0].lower() in {"the", "a", "an", "this", "that", "my", "your"}:
+    if not toks or toks[0].lower() in {"the", "a", "an", "this", "that", "my", "your"} or name in bare_names():
         return name
     if name in lexicon()["definite_names"] or singular(toks[-1].lower()) in _the_kinds():
         return "the " + name
+    if kind in _INITIALS_TAKE_THE and toks[-1].isupper() and toks[-1].isalpha() and len(toks[-1]) > 1:
+        return "the " + name
     return name
+
+
+# Kinds whose names are said bare unless the lexicon's `definite_names` has them ('Great Britain', 'Wells Fargo').
+BARE_KINDS = frozenset({"country", "state", "city", "province", "county", "town", "continent", "bank"})
+_INITIALS_TAKE_THE = frozenset({"agency", "department", "administration", "bureau", "commission", "account"})
+
+
+def takes_the(before: str, name: str, kind: str = "") -> bool:
+    """Whether running text puts 'the' before `name` (`in_running_text`) where `before` stands, which has no 'a'
+    or 'an' ('create a Lite account' stays indefinite)."""
+    return in_running_text(name, kind) != name and not re.search(r"(?i)\b(?:a|an)\s+$", before)
+
+
+def with_possessive(name: str, replaced: str) -> str:
+    """`name` in the place of `replaced`, keeping its possessive: "Byzantine Empire's" -> "Roman Empire's"."""
+    m = re.search(r"['’]s$", replaced)
+    return name + m.group(0) if m and not re.search(r"['’]s?$", name) else name
 
 
 def with_the(before: str) -> str:

@@ -399,7 +399,8 @@ def fact_about(name: str, sentences: list[str], noun: str) -> str:
         for m in pattern.finditer(sentence):
             fact = _clause(m.group(2), comma=bool(m.group(1)))
             if fact and noun not in fact.split()[:1]:
-                return fact
+                # 'Charlemagne, who inherited the Frankish realm', not 'which' (read 29)
+                return re.sub(r"^which\b", "who", fact) if noun in tx.person_kinds() else fact
     return ""
 
 
@@ -510,6 +511,8 @@ def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[O
             last = tx.words(name)[-1].lower()
             if last != kind.noun and _singular(last) == kind.noun:
                 continue  # 'Eclipses': a plural page title does not read as one thing of the kind
+            if tx.is_title(name, kind.noun):
+                continue  # 'Roman Emperor', 'Western emperor': a title many held, no one to pick (read 29)
             if any(_same_entity(name, o.name, kind.noun) for o in out):
                 continue
             if any(_aliased(name, o.name, sentences) for o in out):
