@@ -89,3 +89,14 @@ def clear_target() -> dict[str, str]:
 def model_output(record: dict[str, Any]) -> str:
     """The exact string a model is trained to emit: the target as compact JSON."""
     return dumps(record["target"])
+
+
+def conversations_of(record: dict[str, Any]) -> set[str]:
+    """The source conversations a record draws on: its query's, its history's and its documents'."""
+    prov = record["provenance"]
+    convs = {prov["conversation_id"]}
+    hs = prov.get("history_source") or {}
+    if hs.get("conversation_id"):
+        convs.add(hs["conversation_id"])
+    convs.update(prov.get("document_sources") or [])
+    return convs

@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process
 
 from builder.errors import InputError
 from builder.neardup import near_duplicate_pairs, normalize
-from builder.record import SPLITS
+from builder.record import SPLITS, conversations_of
 from builder.rows import SplitDrop
 
 MIN_STRATUM = 10  # a stratum this large must reach every split
@@ -55,16 +55,6 @@ class _UnionFind:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
-
-
-def conversations_of(record: dict[str, Any]) -> set[str]:
-    prov = record["provenance"]
-    convs = {prov["conversation_id"]}
-    hs = prov.get("history_source") or {}
-    if hs.get("conversation_id"):
-        convs.add(hs["conversation_id"])
-    convs.update(prov.get("document_sources") or [])
-    return convs
 
 
 def stratum(record: dict[str, Any]) -> tuple:

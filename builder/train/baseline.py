@@ -18,6 +18,7 @@ import numpy as np
 
 from builder.errors import InputError
 from builder.predict import Prediction
+from builder.record import conversations_of
 from builder.io import dumps, read_json, write_json
 from builder.train.embed import MiniLMEmbedder, TfidfEmbedder, make_embedder
 from builder.train.features import DEMONSTRATIVES, PRONOUNS, feature_matrix, record_texts, words
@@ -240,20 +241,13 @@ def _groups(records: list[dict]) -> list[str]:
     index: dict[str, int] = {}
     rows, cols = [], []
     for i, r in enumerate(records):
-        for conv in sorted(_conversations(r)) or [r["id"]]:
+        for conv in sorted(c for c in conversations_of(r) if c) or [r["id"]]:
             rows.append(i)
             cols.append(index.setdefault(conv, len(index)))
     n = len(records) + len(index)
     edges = coo_matrix(([1] * len(rows), (rows, [len(records) + c for c in cols])), shape=(n, n))
     _, component = connected_components(edges, directed=False)
     return [f"g{component[i]}" for i in range(len(records))]
-
-
-def _conversations(record: dict) -> set[str]:
-    prov = record.get("provenance") or {}
-    convs = {prov.get("conversation_id")} | {(prov.get("history_source") or {}).get("conversation_id")}
-    convs.update(list(prov.get("document_sources") if prov.get("document_sources") is not None else []))
-    return {str(c) for c in convs if c}
 
 
 def out_of_fold_threshold(model: Any, X: np.ndarray, y: np.ndarray, groups: list[str], seed: int) -> float | None:
