@@ -74,6 +74,16 @@ def test_generic_query_keeps_the_kind_and_drops_the_name():
     assert isinstance(generalize("When was it founded?", []), str)
 
 
+def test_no_generic_query_when_an_appositive_still_names_the_thing():
+    europa = Passage("europa-1", "Europa is a moon of Jupiter. Jupiter's moon Europa has an icy surface.", "Europa")
+    # 'Jupiter's Moon' made 'the moon' leaves ', Europa,' naming it: no reading is open (read 30).
+    got = generalize("What is the surface of Jupiter's Moon, Europa, like?", [europa])
+    assert isinstance(got, str) and "appositive" in got
+    # A comma clause that names nothing is no appositive.
+    assert generalize("How big is Yale University, and when was it founded?", [YALE_OWN]).query == \
+        "How big is the university, and when was it founded?"
+
+
 def test_two_universities_retrieved_make_a_positive_naming_both_with_facts():
     out = _run(FOUNDED, 1)
     [positive] = [o for o in out if isinstance(o, Record)]

@@ -275,6 +275,9 @@ def generalize(
     after = query[query.lower().find(phrase) + len(phrase):]
     if re.match(r"\s+[A-Z]", after):
         return f"generalizing '{entity.text}' splits a name: {query!r}"
+    if re.match(r",\s+(?!I\b)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s*,", after):
+        # 'the moon, Europa, like': an appositive names the thing (read 30, ce-ceb70b284c852c77).
+        return f"an appositive after '{phrase}' names it: {query!r}"
     if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
         return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
     rest = tx.content_stems(query) - {noun}
@@ -615,7 +618,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "12"
+    version: ClassVar[str] = "13"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
