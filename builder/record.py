@@ -100,3 +100,10 @@ def conversations_of(record: dict[str, Any]) -> set[str]:
         convs.add(hs["conversation_id"])
     convs.update(prov.get("document_sources") or [])
     return convs
+
+
+def topic_switch(record: dict[str, Any]) -> bool:
+    """The record is asked after another conversation's history: the question switches topic."""
+    prov = record["provenance"]
+    source = (prov.get("history_source") or {}).get("conversation_id")
+    return bool(record["history"]) and bool(source) and source != prov["conversation_id"]

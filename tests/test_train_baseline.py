@@ -241,3 +241,70 @@ def test_saved_model_says_where_its_threshold_came_from(tmp_path):
     assert meta["threshold_source"].startswith("F1 of out-of-fold probabilities")
     small = write_hand_release(tmp_path / "small", train=1, validation=1, test=1)  # 4 positives: under 5 folds
     assert train_baseline(small, tmp_path / "s", embedder="tfidf", log=lambda _: None)["threshold_source"] == "validation F1"
+
+
+def _switched(records: list[dict]) -> list[dict]:
+    """Every other positive asked after a history becomes a topic switch (its history another conversation's)."""
+    positives = [r for r in records if r["needs_clarification"] and r["history"]]
+    for r in positives[::2]:
+        r["provenance"]["history_source"] = {"conversation_id": f"other-{r['provenance']['conversation_id']}", "turns": 2}
+    return records
+
+
+def test_topic_switch_is_a_history_from_another_conversation():
+    from builder.record import topic_switch
+
+    positive, hard_history, *_ = make_records(1)
+    assert not topic_switch(hard_history)  # its own history
+    own = {**hard_history, "provenance": {**hard_history["provenance"], "history_source": {
+        "conversation_id": hard_history["provenance"]["conversation_id"], "turns": 2}}}
+    assert not topic_switch(own)  # a shorter start of its own conversation
+    fresh = {**positive, "history": [], "provenance": {**positive["provenance"], "history_source": {
+        "conversation_id": "other", "turns": 0}}}
+    assert not topic_switch(fresh)
+    assert topic_switch({**fresh, "history": hard_history["history"]})
+
+
+def test_topic_switch_positives_are_weighted_to_a_quarter_of_the_positives_after_a_history():
+    from builder.record import topic_switch
+    from builder.train.baseline import SWITCH_SHARE, sample_weights
+
+    records = _switched(make_records(12))
+    w = sample_weights(records)
+    after = [i for i, r in enumerate(records) if r["needs_clarification"] and r["history"]]
+    switches = [i for i in after if topic_switch(records[i])]
+    assert 0 < len(switches) < len(after) and len(switches) / len(after) > SWITCH_SHARE
+    weighted = w[switches].sum() / w[after].sum()
+    assert weighted == pytest.approx(SWITCH_SHARE)
+    assert all(w[i] == 1.0 for i in range(len(records)) if i not in switches)
+    # Switches that are a quarter or less already, or the only positives after a history, keep weight 1.
+    assert (sample_weights(records, switch_share=0.9) == 1.0).all()
+    only = [r for i, r in enumerate(records) if i not in after or i in switches]
+    assert (sample_weights(only) == 1.0).all()
+
+
+def test_a_weighted_threshold_counts_records_by_their_weight():
+    from builder.train.baseline import choose_threshold
+
+    gold = np.array([True, True, False, False])
+    probs = np.array([0.9, 0.3, 0.35, 0.1])
+    # Unweighted, catching the positive at 0.3 is worth one false positive (F1 0.8 against 0.67).
+    assert choose_threshold(gold, probs) == 0.3
+    # When that positive counts a tenth, it is not: the cut goes above the negative at 0.35.
+    assert choose_threshold(gold, probs, np.array([1.0, 0.1, 1.0, 1.0])) == 0.5
+
+
+def test_training_weights_topic_switch_positives_in_every_candidate(tmp_path):
+    from builder.release import write_release
+    from builder.train.baseline import sample_weights
+
+    splits = {"train": _switched(make_records(10, 1)), "validation": _switched(make_records(2, 2, offset=10)),
+              "test": make_records(2, 3, offset=12)}
+    release = write_release(tmp_path / "clariedge-hand" / "0.0.1", splits,
+                            {"name": "clariedge-hand", "version": "0.0.1", "seed": 0}, "# hand\n")
+    meta = train_baseline(release, tmp_path / "m", embedder="tfidf", log=lambda _: None)
+    train = load_release(release)["train"]
+    assert meta["weights"]["topic_switch_positive"] == pytest.approx(sample_weights(train).min())
+    assert meta["weights"]["topic_switch_positive"] < 1.0
+    assert len(meta["selection"]["scores"]) == 4  # the votes take the weights through their pipelines too
+    assert meta["threshold_source"].startswith("F1 of out-of-fold probabilities")

@@ -18,7 +18,7 @@ import numpy as np
 
 from builder.errors import InputError
 from builder.predict import Prediction
-from builder.record import conversations_of
+from builder.record import conversations_of, topic_switch
 from builder.io import dumps, read_json, write_json
 from builder.train.embed import MiniLMEmbedder, TfidfEmbedder, make_embedder
 from builder.train.features import DEMONSTRATIVES, PRONOUNS, feature_matrix, record_texts, words
@@ -30,6 +30,7 @@ META_FILE = "metadata.json"
 
 def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
     """The classifiers tried; the one with the best validation average precision is kept (ties: the first).
+    Their final estimators take `sample_weight` (call inside `routing()`).
 
     Columns are [query embedding | similarity | hand features]. The query embedding alone is weak
     (twins share the query and differ in context) and the trees overfit it: in grouped 5-fold CV on
@@ -47,19 +48,21 @@ def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
     rest = slice(emb_dim, None)
 
     def logreg():
-        return make_pipeline(ColumnTransformer([("context", "passthrough", rest)]), StandardScaler(),
-                             LogisticRegression(C=1.0, max_iter=3000, random_state=seed))
+        return make_pipeline(ColumnTransformer([("context", "passthrough", rest)]),
+                             StandardScaler().set_fit_request(sample_weight=False),
+                             LogisticRegression(C=1.0, max_iter=3000, random_state=seed).set_fit_request(sample_weight=True))
 
     def hgb():  # context only, shallow and regularised
         return make_pipeline(ColumnTransformer([("context", "passthrough", rest)]),
                              HistGradientBoostingClassifier(max_iter=400, learning_rate=0.05, max_leaf_nodes=15,
                                                             min_samples_leaf=40, l2_regularization=1.0,
-                                                            random_state=seed))
+                                                            random_state=seed).set_fit_request(sample_weight=True))
 
     def hgb_pca():
         pca = PCA(n_components=max(1, min(32, emb_dim, n_train - 1)), random_state=seed)
         return make_pipeline(ColumnTransformer([("query", pca, emb), ("context", "passthrough", rest)]),
-                             HistGradientBoostingClassifier(max_iter=300, learning_rate=0.08, random_state=seed))
+                             HistGradientBoostingClassifier(max_iter=300, learning_rate=0.08, random_state=seed)
+                             .set_fit_request(sample_weight=True))
 
     return {
         "vote(logreg,hgb)": VotingClassifier([("logreg", logreg()), ("hgb", hgb())], voting="soft"),
@@ -71,6 +74,32 @@ def candidates(seed: int, emb_dim: int, n_train: int) -> dict[str, Any]:
 
 def _labels(records: list[dict]) -> np.ndarray:
     return np.array([bool(r["needs_clarification"]) for r in records], dtype=bool)
+
+
+# People stay on the conversation's topic in about three of four underspecified questions they ask after a
+# history (MTRAG-UN). The release's topic switches are a larger share of its positives (the generators cannot
+# make enough same-topic ones), and a model fitted on them as they are learns that a change of topic means
+# "clarify". Fitting, selection and the threshold weight them down to this share.
+SWITCH_SHARE = 0.25
+
+
+def sample_weights(records: list[dict], switch_share: float = SWITCH_SHARE) -> np.ndarray:
+    """1 per record, except the topic-switch positives: weighted so that they count as `switch_share` of the
+    positives asked after a history (left at 1 when they are that few already, or when there are no others)."""
+    weights = np.ones(len(records))
+    after_history = [i for i, r in enumerate(records) if r["needs_clarification"] and r["history"]]
+    switches = [i for i in after_history if topic_switch(records[i])]
+    own = len(after_history) - len(switches)
+    if switches and own and len(switches) / len(after_history) > switch_share:
+        weights[switches] = switch_share / (1 - switch_share) * own / len(switches)
+    return weights
+
+
+def routing():
+    """scikit-learn's metadata routing, which takes `sample_weight` through pipelines, votes and folds."""
+    import sklearn
+
+    return sklearn.config_context(enable_metadata_routing=True)
 
 
 def _accuracy_by(records: list[dict], pred: np.ndarray, key: str) -> dict[str, dict[str, float]]:
@@ -138,13 +167,19 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     best_name, best_model, best_score = None, None, -1.0
     # Without a validation split, select on the training split (reported as such).
     Xs, ys = (X["validation"], _labels(val)) if val else (X["train"], y_train)
+    w_train, w_val = sample_weights(train), sample_weights(val)
+    ws = w_val if val else w_train
+    if len(w_train) and w_train.min() < 1:
+        log(f"  topic-switch positives weighted {w_train.min():.2f}: {SWITCH_SHARE:.0%} of the positives after a history")
     metric = selection_metric(ys, "validation" if val else "train")
-    for name, model in candidates(seed, emb_dim, len(train)).items():
-        with threadpool_limits(2):  # the machine has 2 cores; more BLAS threads only contend
-            model.fit(X["train"], y_train)
+    with routing():
+        models = candidates(seed, emb_dim, len(train))
+    for name, model in models.items():
+        with threadpool_limits(2), routing():  # the machine has 2 cores; more BLAS threads only contend
+            model.fit(X["train"], y_train, sample_weight=w_train)
         probs = model.predict_proba(Xs)[:, list(model.classes_).index(True)]
         accuracy[name] = float(((probs >= 0.5) == ys).mean())
-        selection[name] = selection_score(ys, probs)
+        selection[name] = selection_score(ys, probs, ws)
         log(f"  {name:<22} {metric} {selection[name]:.4f} (accuracy {accuracy[name]:.4f})")
         if selection[name] > best_score:
             best_name, best_model, best_score = name, model, selection[name]
@@ -162,11 +197,11 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
     if best_name != ENCODER:  # refitting the encoder per fold costs minutes; it keeps the validation threshold
         held = [X["train"], X["validation"]] if val else [X["train"]]
         threshold = out_of_fold_threshold(best_model, np.vstack(held), np.concatenate([y_train, _labels(val)]),
-                                          _groups(train + val), seed)
+                                          _groups(train + val), seed, np.concatenate([w_train, w_val]))
         threshold_source = (f"F1 of out-of-fold probabilities, {FOLDS} folds of train+validation grouped by "
                             "linked conversations")
     if threshold is None:
-        threshold, threshold_source = (choose_threshold(_labels(val), proba("validation")), "validation F1") if val \
+        threshold, threshold_source = (choose_threshold(_labels(val), proba("validation"), w_val), "validation F1") if val \
             else (0.5, "default")
     log(f"  threshold {threshold:.2f} (best {threshold_source})")
     seconds = time.perf_counter() - start
@@ -184,6 +219,8 @@ def train_baseline(release: Path, out: Path, embedder: str = "auto", seed: int =
         "threshold": threshold,
         "threshold_source": threshold_source,
         "selection": {"metric": metric, "scores": selection, "accuracy": accuracy},
+        "weights": {"switch_share": SWITCH_SHARE,
+                    "topic_switch_positive": float(w_train.min()) if len(w_train) else 1.0},
         "features": names,
         "seed": seed,
         "train_seconds": round(seconds, 2),
@@ -205,25 +242,25 @@ def selection_metric(gold: np.ndarray, split: str) -> str:
     return f"{split} average precision" if len(set(gold.tolist())) == 2 else f"{split} accuracy"
 
 
-def selection_score(gold: np.ndarray, probs: np.ndarray) -> float:
+def selection_score(gold: np.ndarray, probs: np.ndarray, weights: np.ndarray | None = None) -> float:
     """How a candidate is chosen: the average precision of its probabilities (positive = needs clarification).
     The decision threshold is chosen afterwards, so the model is judged on how it ranks at every threshold, not
     on its accuracy at 0.5, where one record of the validation split can decide. Accuracy when only one label
-    is there."""
+    is there. Records count by their `sample_weights`."""
     from sklearn.metrics import average_precision_score
 
     if len(set(gold.tolist())) < 2:
-        return float(((probs >= 0.5) == gold).mean())
-    return float(average_precision_score(gold, probs))
+        return float(np.average((probs >= 0.5) == gold, weights=weights))
+    return float(average_precision_score(gold, probs, sample_weight=weights))
 
 
-def choose_threshold(gold: np.ndarray, probs: np.ndarray) -> float:
-    """The decision threshold with the best F1 of these probabilities (positive = needs clarification); ties:
-    nearest 0.5."""
-    from builder.evaluate.metrics import confusion, scores
+def choose_threshold(gold: np.ndarray, probs: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The decision threshold with the best F1 of these probabilities (positive = needs clarification; records
+    count by `weights`); ties: nearest 0.5."""
+    from sklearn.metrics import f1_score
 
     def f1(t: float) -> float:
-        return scores(confusion(list(gold), list(probs >= t)))["f1"] or 0.0
+        return float(f1_score(gold, probs >= t, sample_weight=weights, zero_division=0.0))
 
     return max(THRESHOLDS, key=lambda t: (f1(t), -abs(t - 0.5)))
 
@@ -250,10 +287,12 @@ def _groups(records: list[dict]) -> list[str]:
     return [f"g{component[i]}" for i in range(len(records))]
 
 
-def out_of_fold_threshold(model: Any, X: np.ndarray, y: np.ndarray, groups: list[str], seed: int) -> float | None:
+def out_of_fold_threshold(model: Any, X: np.ndarray, y: np.ndarray, groups: list[str], seed: int,
+                          weights: np.ndarray | None = None) -> float | None:
     """The threshold with the best F1 over out-of-fold probabilities of train+validation (folds never split a
     group of linked conversations). The validation split alone is a few hundred records, and its best-F1 threshold swung from 0.20
-    to 0.80 between builds of one config; every training record once held out gives a steadier estimate. None
+    to 0.80 between builds of one config; every training record once held out gives a steadier estimate. Records
+    count by `weights` (`sample_weights`), in the fits and in the F1. None
     when the data cannot make the folds (fewer conversations or records of a label than folds)."""
     from sklearn.base import clone
     from sklearn.model_selection import StratifiedGroupKFold, cross_val_predict
@@ -262,9 +301,10 @@ def out_of_fold_threshold(model: Any, X: np.ndarray, y: np.ndarray, groups: list
     if len(set(groups)) < FOLDS or min(int(y.sum()), int((~y).sum())) < FOLDS:
         return None
     folds = StratifiedGroupKFold(FOLDS, shuffle=True, random_state=seed)
-    with threadpool_limits(2):
-        probs = cross_val_predict(clone(model), X, y, groups=groups, cv=folds, method="predict_proba")
-    return choose_threshold(y, probs[:, list(np.unique(y)).index(True)])
+    params = {"groups": groups} if weights is None else {"groups": groups, "sample_weight": weights}
+    with threadpool_limits(2), routing():
+        probs = cross_val_predict(clone(model), X, y, cv=folds, method="predict_proba", params=params)
+    return choose_threshold(y, probs[:, list(np.unique(y)).index(True)], weights)
 
 
 def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_model, best_score, selection, log):
@@ -277,7 +317,7 @@ def _encoder_candidate(train, val, out: Path, settings, base, best_name, best_mo
     summary = train_encoder(train, val, out, settings, base=base, log=log)
     model = EncoderClassifier(out / ENCODER_DIR, summary["settings"])
     held = val or train
-    selection[ENCODER] = selection_score(_labels(held), np.asarray(model.probabilities(held)))
+    selection[ENCODER] = selection_score(_labels(held), np.asarray(model.probabilities(held)), sample_weights(held))
     log(f"  {ENCODER:<22} {selection_metric(_labels(held), 'validation' if val else 'train')} {selection[ENCODER]:.4f} "
         f"(accuracy {summary['validation_accuracy']:.4f}; {summary['stop']}, {summary['seconds']:.0f} s)")
     if selection[ENCODER] > best_score:
