@@ -695,6 +695,16 @@ def test_a_which_question_joins_its_options_with_or_and_names_take_their_article
     assert tx.with_the("Which is the most popular ") == "Which is the most popular "  # not '... popular the ...'
 
 
+def test_an_option_with_a_clause_of_its_own_ends_at_a_comma():
+    from builder.synthesize.clarify import join_options
+
+    assert join_options(["Mars", "Jupiter, which has no solid surface", "Earth"]) == \
+        "Mars, Jupiter, which has no solid surface, or Earth"  # read 30: 'no solid surface or Earth'
+    assert join_options(["Earth", "Mars", "Jupiter, which has no solid surface"], "and") == \
+        "Earth, Mars and Jupiter, which has no solid surface"
+    assert join_options(["Mars", "Jupiter", "Earth"]) == "Mars, Jupiter or Earth"
+
+
 def test_a_clarification_says_the_before_names_that_take_it():
     # 'Are you asking about Roman Empire, Byzantine Empire, or something else?' (read 23); a numbered list names bare
     import random

@@ -28,7 +28,10 @@ def conjunction(template: str) -> str:
 def join_options(options: list[str], conj: str = "or") -> str:
     if len(options) == 1:
         return options[0]
-    return ", ".join(options[:-1]) + f" {conj} " + options[-1]
+    # An option with a clause of its own ('Jupiter, which has no solid surface') ends at a comma, or the clause
+    # runs on into the next option ('Mars, Jupiter, which has no solid surface or Earth'; read 30).
+    before = ", " if "," in options[-2] else " "
+    return ", ".join(options[:-1]) + f"{before}{conj} " + options[-1]
 
 
 def named_in(options: list[str], shown: str) -> list[str]:
