@@ -443,3 +443,13 @@ def test_a_title_is_no_option_and_a_persons_fact_says_who():
     assert "Charlemagne" in names and "Roman Emperor" not in names and "Western emperor" not in names
     assert fact_about("Charlemagne", ["Charlemagne inherited the Frankish realm in 768."], "emperor") == \
         "who inherited the Frankish realm in 768"
+
+
+def test_a_fact_is_said_of_a_name_only_where_it_is_the_subject():
+    from builder.synthesize.rules.retrieved_passages import fact_about
+
+    # read 30, ce-2dd2f481146aad59: 'the Super Bowl, which has performed to a previously recorded track'
+    band = ["Every band in the last 10 years at the Super Bowl has performed to a previously recorded track."]
+    assert fact_about("Super Bowl", band, "game") == ""
+    assert fact_about("Super Bowl", ["The Super Bowl draws over 100 million viewers."], "game") == \
+        "which draws over 100 million viewers"

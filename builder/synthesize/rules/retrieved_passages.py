@@ -400,12 +400,17 @@ def fact_about(name: str, sentences: list[str], noun: str) -> str:
     pattern = re.compile(r"(?<![\w'’])" + re.escape(name) + r"\s*(?:\([^)]*\))?(\s*,)?\s+(.{6,})")
     for sentence in sentences:
         for m in pattern.finditer(sentence):
+            if _OBJECT_OF.search(sentence[: m.start()]):
+                continue  # 'Every band at the Super Bowl has performed ...' says what the band did (read 30)
             fact = _clause(m.group(2), comma=bool(m.group(1)))
             if fact and noun not in fact.split()[:1]:
                 # 'Charlemagne, who inherited the Frankish realm', not 'which' (read 29)
                 return re.sub(r"^which\b", "who", fact) if noun in tx.person_kinds() else fact
     return ""
 
+
+# A name right after a preposition is no subject: the verb after it says what something else did.
+_OBJECT_OF = re.compile(r"(?i)\b(?:at|in|on|of|to|for|from|by|with|during|after|before|into|about|than|like)\s+(?:the\s+)?$")
 
 # Verbs whose present tense after a name states a fact ('which measures sea level').
 _FACT_VERBS = frozenset(
