@@ -106,4 +106,4 @@ def topic_switch(record: dict[str, Any]) -> bool:
     """The record is asked after another conversation's history: the question switches topic."""
     prov = record["provenance"]
     source = (prov.get("history_source") or {}).get("conversation_id")
-    return bool(record["history"]) and bool(source) and source != prov["conversation_id"]
+    return len(record["history"]) > 0 and bool(source) and source != prov["conversation_id"]

@@ -87,7 +87,7 @@ def sample_weights(records: list[dict], switch_share: float = SWITCH_SHARE) -> n
     """1 per record, except the topic-switch positives: weighted so that they count as `switch_share` of the
     positives asked after a history (left at 1 when they are that few already, or when there are no others)."""
     weights = np.ones(len(records))
-    after_history = [i for i, r in enumerate(records) if r["needs_clarification"] and r["history"]]
+    after_history = [i for i, r in enumerate(records) if r["needs_clarification"] and len(r["history"])]
     switches = [i for i in after_history if topic_switch(records[i])]
     own = len(after_history) - len(switches)
     if switches and own and len(switches) / len(after_history) > switch_share:
