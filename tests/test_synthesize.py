@@ -924,3 +924,17 @@ def test_a_kind_noun_that_modifies_the_head_of_a_name_is_not_its_kind():
     assert tx.head_of("Service Credentials") is None and tx.head_of("Services and Software") is None
     assert tx.head_of("Department of Veterans Affairs") == "department" and tx.head_of("Lake Tahoe") == "lake"
     assert tx.head_of("Amazon Web Services") == "service" and tx.head_of("Great Lakes") == "lake"
+
+
+def test_a_hedge_naming_three_of_more_candidates_leaves_the_others_open():
+    # read 30, ce-d329f5b73507c80d: 'Do you mean Germany, France or Spain?' over six countries
+    import random
+
+    from builder.synthesize.clarify import clarification
+
+    six = ["Germany", "France", "Spain", "Italy", "Portugal", "Greece"]
+    hedges = [q for seed in range(60) for q, p in [clarification("referent", random.Random(seed), options=six)]
+              if p == "hedge"]
+    assert hedges and all("something else" in q for q in hedges)
+    three = {clarification("referent", random.Random(seed), options=six[:3])[0] for seed in range(60)}
+    assert "Do you mean Germany, France or Spain?" in three  # three candidates: the hedge may name them all

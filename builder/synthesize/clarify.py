@@ -59,7 +59,11 @@ def clarification(kind: str, rng: random.Random, options: list[str] | None = Non
         raise ValueError(f"no clarification pattern fits kind={kind!r} with {len(options)} options")
     weights = [PATTERN_WEIGHTS[p] for p in possible]
     pattern = rng.choices(possible, weights=weights, k=1)[0]
-    template = rng.choice(templates()[pattern][kind])
+    choices = templates()[pattern][kind]
+    if pattern == "hedge" and len(options) > 3:
+        # It names three: 'Do you mean Germany, France or Spain?' would say there are no others (read 30).
+        choices = [t for t in choices if "something else" in t or conjunction(t) == "and"] or choices
+    template = rng.choice(choices)
     shown = options[:3] if pattern == "hedge" else options
     conj = conjunction(template)
     said = [tx.in_running_text(o, slots.get("head", "")) for o in shown]  # 'about the Roman Empire, ...'; a numbered list stays bare
