@@ -89,3 +89,21 @@ def test_no_query_where_the_bare_kind_phrase_breaks_the_sentence():
     assert query("How does it relate to dynamic and static secrets?", "static secrets").startswith("'static")
     assert query("What are the steps to update a classic worker node?", "worker node").startswith("'worker")
     assert query("Why do I still have to pay income tax?", "income tax").query == "Why do I still have to pay the tax?"
+
+
+def test_a_compound_the_talk_calls_a_kind_of_another_is_no_rival_reading():
+    # 'index-based mutual funds': index funds are mutual funds, so 'the funds' is not open between them (read 30,
+    # ce-4710a361eee34ae6); kinds the talk keeps apart stay rivals
+    def talk(answer):
+        return Conversation("funds", "fiqa", [
+            Turn("user", "What kinds of funds can I buy?", rewrite="What kinds of funds can I buy?"),
+            Turn("assistant", answer),
+            Turn("user", "What is the minimum to invest in the index ones?",
+                 rewrite="What is the minimum amount to invest in index funds?"),
+        ])
+    nested = talk("There are the index funds and the mutual funds. Most people buy index-based mutual funds.")
+    apart = talk("There are the index funds and the bond funds. They differ in what they hold.")
+    assert not [r for r in _records(CompoundReference(later=False).generate(_ctx(nested, 2))) if r.needs_clarification]
+    pos = [r for r in _records(CompoundReference(later=False).generate(_ctx(apart, 2))) if r.needs_clarification]
+    assert [sorted(r.interpretations) for r in pos] == [["What is the minimum amount to invest in bond funds?",
+                                                         "What is the minimum amount to invest in index funds?"]]

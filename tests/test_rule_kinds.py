@@ -653,6 +653,15 @@ def test_the_questions_own_words_tie_it_to_the_candidate_the_history_says_them_w
     both = [history[0], {"role": "assistant", "content": "Community support is available for the Lite account. "
                                                          "Phone support is available for the Enterprise account."}]
     assert kd.tied_by_query_names(query, both, ["Lite account", "Enterprise account"]) is None
+    # One sentence says three of the question's words, of one candidate only: the claim was made about France
+    # (read 30, ce-6ebeedc8fd6ee223), whatever else the talk names.
+    claim = "Is there any evidence for your claim about its unsustainable budget deficit and public debt?"
+    euro = [{"role": "assistant", "content": "Spain, Italy and Greece will have to default on their debt. Next comes "
+                                             "France, which has a large budget deficit and a large public debt."}]
+    assert kd.tied_by_query_names(claim, euro, ["Spain", "Italy", "Greece", "France"]) == "France"
+    spread = [{"role": "assistant", "content": "Spain has a large budget deficit and public debt. France has a "
+                                               "large budget deficit and public debt."}]
+    assert kd.tied_by_query_names(claim, spread, ["Spain", "France"]) is None
 
 
 def test_a_thing_of_a_close_kind_in_the_last_exchange_leaves_the_one_named_thing_unsettled():
@@ -720,3 +729,36 @@ def test_a_reading_says_a_place_bare_and_a_bank_once():
     assert kq.reading("Great Britain") == "What is the MLS All-Star Game called outside of Great Britain?"
     assert kq.reading("United States") == "What is the MLS All-Star Game called outside of the United States?"
     assert tx.same_thing("JPMorgan", "Chase") and not tx.same_thing("Chase", "Wells Fargo")
+
+
+def test_an_umbrella_kind_is_no_topic_switch_after_a_talk_that_names_a_product():
+    # 'How does the service work?' after a talk about Key Protect is about Key Protect (read 30, ce-cab714b547c7bc16)
+    asked = Conversation("svc", "ibmcloud", [
+        Turn("user", "How do I get started with IBM Cloudant?", rewrite="How do I get started with IBM Cloudant?"),
+    ])
+    product = Conversation("kp", "ibmcloud", [
+        Turn("user", "How can I delete a key?"), Turn("assistant", "In Key Protect, open the keys table and delete it."),
+        Turn("user", "Can I restore it?"), Turn("assistant", "Yes, within 30 days."),
+    ])
+    plain = Conversation("tides", "ibmcloud", [
+        Turn("user", "How can I delete a key?"), Turn("assistant", "Open the keys table and delete it."),
+        Turn("user", "Can I restore it?"), Turn("assistant", "Yes, within 30 days."),
+    ])
+    names = {"service": ["IBM Cloudant", "Watson Assistant"]}
+    after_product = _records(KindSwitch(histories=1, empty_share=0.0).generate(_ctx(asked, 1, [product], names)))
+    after_plain = _records(KindSwitch(histories=1, empty_share=0.0).generate(_ctx(asked, 1, [plain], names)))
+    assert not [r for r in after_product if r.history]
+    assert [r for r in after_plain if r.history], "a talk that names no product leaves 'the service' open"
+
+
+def test_a_pronoun_question_in_a_fresh_chat_is_read_with_names_of_its_kind():
+    names = {"plan": ["Lite plan", "Standard plan", "Enterprise plan"]}
+    plain = _records(PronounReference().generate(_ctx(PLANS, 3, block_names=names)))
+    both = _records(PronounReference(fresh_share=1.0).generate(_ctx(PLANS, 3, block_names=names)))
+    assert [r.to_dict() for r in both if r.history] == [r.to_dict() for r in plain]
+    fresh = [r for r in both if not r.history]
+    assert len(fresh) == 1 and fresh[0].needs_clarification and fresh[0].category == "unresolved_reference"
+    assert fresh[0].query == "Should I stick to it for now?" and fresh[0].clarification_pattern == "open"
+    assert fresh[0].interpretations[0] == "Should I stick to the Lite plan for now?"
+    assert "Should I stick to the Enterprise plan for now?" in fresh[0].interpretations
+    assert fresh[0].pair_id == plain[0].pair_id

@@ -146,3 +146,19 @@ def test_a_human_follow_up_whose_own_history_leaves_the_pronoun_open_is_no_hard_
     assert sorted(own[0].interpretations) == ["When was the Ottoman Empire founded?", "When was the Roman Empire founded?"]
     # the other follow-up, whose last exchange names only the Roman Empire, stays the hard negative
     assert any(not r.needs_clarification for r in _records(FollowupTwins().generate(_ctx(EMPIRES, 3))))
+
+
+def test_a_same_topic_follow_up_needs_its_referent_among_the_rivals():
+    # 'When was it founded?' about the Roman Empire, after an exchange naming two other empires: people read it as
+    # the talk's own topic, not as either of them (read 30, ce-3155d73b06640510)
+    others = Conversation("emp3", "clapnq", [
+        Turn("user", "Which empires came after Rome?"),
+        Turn("assistant", "The Byzantine Empire and the Ottoman Empire both followed."),
+        *EMPIRES.turns[2:],
+    ])
+    ctx = _ctx(others, 3, block_names={"empire": ["Roman Empire", "Ottoman Empire", "Byzantine Empire"]})
+    out = _records(FollowupTwins(rival_prefixes=2).generate(ctx))
+    assert not [r for r in out if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "emp3"]
+    ctx = _ctx(EMPIRES, 3, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
+    assert [r for r in _records(FollowupTwins(rival_prefixes=2).generate(ctx))
+            if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "emp"]

@@ -79,3 +79,13 @@ def rivals_of(text: str, noun: str) -> list[Compound]:
         if c.noun == noun and c.modifier not in seen:
             seen[c.modifier] = c
     return list(seen.values())
+
+
+def kinds_of_one(text: str, found: list[Compound]) -> list[Compound]:
+    """Drop a compound that the text calls a kind of another one: 'index-based mutual funds' makes index funds
+    mutual funds, no rival reading of 'the funds' (read 30, ce-4710a361eee34ae6)."""
+    def within(a: Compound, b: Compound) -> bool:
+        pattern = rf"(?i)\b{re.escape(a.modifier)}(?:-based)?\s+{re.escape(b.modifier)}\s+{re.escape(b.head[:len(b.noun)])}"
+        return a.modifier != b.modifier and re.search(pattern, text) is not None
+
+    return [a for a in found if not any(within(a, b) for b in found)]

@@ -493,6 +493,13 @@ def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[s
         own = (tx.content_stems(query) - set().union(*(tx.content_stems(n) for n in names))
                - {tx.stem(w) for w in tx.anaphora()})
         sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if len(tx.content_stems(s) & own) >= 2]
+        # A sentence that says three or more of the question's words of one candidate only ('France ... a large
+        # budget deficit and a large public debt' for 'your claim about its budget deficit and public debt'; read 30,
+        # ce-6ebeedc8fd6ee223) ties the question to it, when no such sentence says another.
+        close = [s for s in sentences if len(tx.content_stems(s) & own) >= 3]
+        said = [n for n in names if any(tx.says(s, n) for s in close)]
+        if len(said) == 1:
+            return said[0]
     counts = [sum(tx.says(s, n) for s in sentences) for n in names]
     ranked = sorted(counts, reverse=True)
     # Three times as often as any other: a passing comparison ('storms as large as Earth') does not make a rival.

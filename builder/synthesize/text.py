@@ -615,6 +615,11 @@ def layer_kinds() -> frozenset[str]:
     return frozenset(str(k) for k in lexicon().get("layer_kinds", []))
 
 
+def umbrella_kinds() -> frozenset[str]:
+    """Kinds that any product a talk names belongs to ('the service', 'this tool')."""
+    return frozenset(str(k) for k in lexicon().get("umbrella_kinds", []))
+
+
 @lru_cache(maxsize=1)
 def _brand_prefix() -> re.Pattern:
     brands = sorted((str(b) for b in lexicon().get("brand_prefixes", [])), key=len, reverse=True)

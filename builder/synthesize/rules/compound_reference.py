@@ -12,7 +12,7 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.compounds import Compound, compounds, modifier_word, rivals_of
+from builder.synthesize.compounds import Compound, compounds, kinds_of_one, modifier_word, rivals_of
 from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id, resolving_turn
 
 _DETERMINERS = frozenset({"the", "a", "an", "your", "my", "their", "its", "his", "her", "our", "this", "that",
@@ -63,11 +63,11 @@ class CompoundReference:
     noun (a positive) or only the true one (the hard-negative twin)."""
 
     name = "compound_reference"
-    version = "1"
+    version = "2"
     describe = ("MTRAG's human standalone rewrite with a common-noun compound that its conversation talks about made "
                 "a bare kind phrase ('the long-term bonds' -> 'the bonds'), asked after a prefix of its own conversation. "
                 "A prefix whose last exchange names two or more compounds of that noun (short-term and long-term "
-                "bonds), none singled out by its last user turn, gives a multiple_interpretations positive whose "
+                "bonds), none singled out by its last user turn and none called a kind of another in the conversation ('index-based mutual funds'), gives a multiple_interpretations positive whose "
                 "readings and clarification name them; a prefix whose history names only the true compound gives "
                 "the hard-negative twin, resolved by the turn that names it. With `retrieved_share`, that share is "
                 "also asked post-retrieval, with the passages BM25 finds for the question's own words in the "
@@ -103,7 +103,7 @@ class CompoundReference:
         prefixes = (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx)
         for cut, history in prefixes:
             last = kd.last_exchange(history)
-            found = rivals_of("\n".join(h["content"] for h in last), ref.noun)
+            found = kinds_of_one(said, rivals_of("\n".join(h["content"] for h in last), ref.noun))
             user = last[0]["content"] if last else ""
             if len(found) >= 2 and sum(tx.mentions(user, c.phrase) for c in found) != 1:
                 if len(positives) < self.prefixes:

@@ -42,7 +42,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "15"
+    version = "16"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
@@ -191,6 +191,10 @@ class FollowupTwins:
             rivals = [r for r in kd.pronoun_rivals(history, kind) if not tx.says(ctx.query, r)]
             readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
             if len(rivals) < 2 or len(readings) != len(rivals[:6]) or kd.tied_by_query_names(ctx.query, history, rivals):
+                continue
+            if not any(tx.same_thing(r, referent) for r in rivals[:6]):
+                # 'any awards' in a talk about The Office, after a prefix naming Arrested Development and 30 Rock:
+                # the conversation's own topic is the reading people take (read 30, ce-3155d73b06640510).
                 continue
             found += 1
             rng = ctx.rng(f"{self.name}|rivals|{cut}")

@@ -10,7 +10,7 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id
+from builder.synthesize.context import NO_HISTORY, TurnContext, also_retrieved, checked_retrieved_share, pair_id
 
 
 def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: str) -> bool:
@@ -23,23 +23,25 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "13"
+    version = "14"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
                 "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
                 "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
-                "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `retrieved_share`, that share is also asked post-retrieval, with the "
+                "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block, whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
                 "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
-    def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0) -> None:
+    def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0,
+                 fresh_share: float = 0.0) -> None:
         # Also asked in the post-retrieval setting, with the passages BM25 finds for the question's own words.
         self.retrieved_share = checked_retrieved_share("pronoun_reference", retrieved_share)
         self.needs_corpus = retrieved_share > 0
         self.prefixes = prefixes  # distinct own prefixes with two or more rivals that each give a positive
         self.later = later  # also prefixes past the turn (the question asked later, right after 2+ rivals)
         self.referents = referents  # named things of the standalone query each made a pronoun in turn
+        self.fresh_share = fresh_share  # share of pronoun questions also asked with no history
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
@@ -80,7 +82,26 @@ class PronounReference:
             yield kd.kind_record(ctx, kq, history, source, method, version, pair, needs_clarification=True,
                                  category="unresolved_reference", interpretations=[kq.reading(n) for n in names[:6]],
                                  target={"clarification": question}, clarification_pattern=pattern)
+        if self.fresh_share and ref.kind and ctx.rng(f"{method}|fresh|{slot}").random() < self.fresh_share:
+            yield from self._fresh(ctx, kq, ref, pair, slot)
         if negative is not None:
             cut, history, names = negative
             yield kd.kind_negative(ctx, kq, history, {"conversation_id": ctx.conv.id, "turns": cut}, names[0], method,
                                 version, pair)
+
+    def _fresh(self, ctx: TurnContext, kq: kd.KindQuery, ref: kd.Referent, pair: str, slot: int) -> Iterator[Record | Rejection]:
+        """The pronoun question as a chat's first words ('Can you tell me about its virtualization aspect?'):
+        nothing is in view for it to mean, so it is read with the referent and other names of its kind."""
+        own = tx.clean_name(ref.name)
+        # Only names asked about in the block: the domain's or the lexicon's may be of another sense of the kind
+        # ('Can you get free tests if you have 401(k)?' for a health plan).
+        names = [own] + [tx.kind_named(n, ref.kind) for n in ctx.block_names.get(ref.kind, []) if not tx.same_thing(n, own)]
+        names = [n for i, n in enumerate(names) if not any(tx.same_thing(n, o) for o in names[:i])]
+        if len(names) < 2:
+            yield ctx.reject(self.name, f"fewer than two names of the kind '{ref.kind}' to read the fresh question with", kq.query)
+            return
+        rng = ctx.rng(f"{self.name}|fresh|{slot}|clarify")
+        question, pattern = clarification("referent", rng, options=[], anaphor=kq.phrase)
+        yield kd.kind_record(ctx, kq, [], dict(NO_HISTORY), self.name, self.version, pair, needs_clarification=True,
+                             category="unresolved_reference", interpretations=[kq.reading(n) for n in names[:6]],
+                             target={"clarification": question}, clarification_pattern=pattern)
