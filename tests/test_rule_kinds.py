@@ -662,6 +662,8 @@ def test_the_questions_own_words_tie_it_to_the_candidate_the_history_says_them_w
     spread = [{"role": "assistant", "content": "Spain has a large budget deficit and public debt. France has a "
                                                "large budget deficit and public debt."}]
     assert kd.tied_by_query_names(claim, spread, ["Spain", "France"]) is None
+    # The sentence may name a country that is no candidate of the last exchange: it still ties (read 31).
+    assert kd.tied_by_query_names(claim, euro, ["Spain", "Italy", "Greece"]) == "France"
 
 
 def test_a_thing_of_a_close_kind_in_the_last_exchange_leaves_the_one_named_thing_unsettled():

@@ -453,3 +453,23 @@ def test_a_fact_is_said_of_a_name_only_where_it_is_the_subject():
     assert fact_about("Super Bowl", band, "game") == ""
     assert fact_about("Super Bowl", ["The Super Bowl draws over 100 million viewers."], "game") == \
         "which draws over 100 million viewers"
+
+
+def test_a_part_of_the_one_product_the_talk_is_about_is_no_positive():
+    # 'Where can I find the SDK ...?' after a talk about Cloudant asks for Cloudant's SDK, whatever SDKs the passages
+    # name (read 31, ce-9da336eae30217b3); in a fresh chat the passages' SDKs are the readings
+    java = Passage("java-1", "The Java SDK is a library for pushing and fetching data from Java apps.", "Java SDK")
+    python = Passage("py-1", "The Python SDK is a library for pushing and fetching data from Python apps.", "Python SDK")
+    own = Passage("sdk-own", "Use the Cloudant SDK for pushing and fetching data.", "Cloudant", True)
+    talk = _conv("cloudant", "cloud", [
+        Turn("user", "What is IBM Cloudant?", rewrite="What is IBM Cloudant?"),
+        Turn("assistant", "IBM Cloudant is a managed database service for JSON documents."),
+        Turn("user", "Where can I find the Cloudant SDK for pushing and fetching data?", [own],
+             rewrite="Where can I find the Cloudant SDK for pushing and fetching data?"),
+    ])
+    pool = _conv("sdks", "cloud", [Turn("user", "Which SDKs are there?", [java, python])])
+    corpus = Corpus.from_conversations([talk, pool])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(talk, 2, corpus)))
+    records = [o for o in out if isinstance(o, Record)]
+    assert not [r for r in records if r.history and r.needs_clarification]
+    assert any("the history talks of one product" in o.reason for o in out if isinstance(o, Rejection))

@@ -315,6 +315,16 @@ def test_passage_twins_hard_negative_needs_the_turns_own_history():
     ])
     negatives = [o for o in PassageTwins().generate(_ctx(later, 2)) if isinstance(o, Record) and not o.needs_clarification]
     assert negatives and all(r.history and r.setting == "post_retrieval" for r in negatives)
+    # The user's named question switched topic: the talk was about another river, and only the passages say which
+    # (read 31, ce-123d51f50fcf87dd). No hard negative.
+    switched = _conv("river3", [
+        Turn("user", "Tell me about the Kennebec River.", rewrite="Tell me about the Kennebec River."),
+        Turn("assistant", "The Kennebec River flows through Maine."),
+        Turn("user", "How long is the Penobscot River?", river, rewrite="How long is the Penobscot River?"),
+    ])
+    out = list(PassageTwins().generate(_ctx(switched, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("the passages alone would switch the topic" in o.reason for o in out if isinstance(o, Rejection))
 
 
 def test_names_do_not_cross_lines_or_start_with_a_sentence_word():

@@ -429,6 +429,20 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
 
 
 
+def owner_named(history: list[dict[str, str]], kind: str, describe: list[str]) -> bool:
+    """`kind` is a part of one product (lexicon `part_of`: an SDK, a console) and the history names exactly one
+    thing of a kind that owns such parts: 'the SDK' after a talk about Cloudant is Cloudant's."""
+    text = "\n".join(h["content"] for h in history)
+    for parts, owners in tx.lexicon().get("part_of", []):
+        if kind in parts:
+            named: list[str] = []
+            for n in (n for o in owners for n in tx.named_of_kind(text, o, describe)):
+                if not any(tx.same_thing(n, m) for m in named):
+                    named.append(n)
+            return len(short_forms_merged(named)) == 1
+    return False
+
+
 def last_user(history: list[dict[str, str]]) -> str:
     return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
 
@@ -497,7 +511,12 @@ def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[s
         # budget deficit and a large public debt' for 'your claim about its budget deficit and public debt'; read 30,
         # ce-6ebeedc8fd6ee223) ties the question to it, when no such sentence says another.
         close = [s for s in sentences if len(tx.content_stems(s) & own) >= 3]
+        kind = tx.kind_of(names[0])
+        # Such a sentence may name a thing of the kind that is no candidate here (France, said before the last
+        # exchange named four other countries; read 31, ce-0b87a9a290496f02): it still ties the question.
+        beyond = [n for s in close for n in tx.names_in(s) if kind and tx.kind_of(n, [s]) == kind]
         said = [n for n in names if any(tx.says(s, n) for s in close)]
+        said += [n for n in beyond if not any(tx.same_thing(n, m) for m in said)]
         if len(said) == 1:
             return said[0]
     counts = [sum(tx.says(s, n) for s in sentences) for n in names]

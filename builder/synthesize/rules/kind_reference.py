@@ -38,23 +38,9 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         return "unclear", names
     if len(names) == 1:
         return "one", names
-    if kd.mentions_referent(history, ref, others) or _owner_named(history, ref.kind, describe):
+    if kd.mentions_referent(history, ref, others) or kd.owner_named(history, ref.kind, describe):
         return "unclear", names
     return "none", names
-
-
-def _owner_named(history: list[dict[str, str]], kind: str, describe: list[str]) -> bool:
-    """`kind` is a part of one product (lexicon `part_of`: an SDK, a console) and the history names exactly one
-    thing of a kind that owns such parts: 'the SDK' after a talk about Cloudant is Cloudant's."""
-    text = "\n".join(h["content"] for h in history)
-    for parts, owners in tx.lexicon().get("part_of", []):
-        if kind in parts:
-            named: list[str] = []
-            for n in (n for o in owners for n in tx.named_of_kind(text, o, describe)):
-                if not any(tx.same_thing(n, m) for m in named):
-                    named.append(n)
-            return len(kd.short_forms_merged(named)) == 1
-    return False
 
 
 def _kin_named_last(history: list[dict[str, str]], kind: str, name: str) -> bool:

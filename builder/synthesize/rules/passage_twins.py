@@ -9,7 +9,7 @@ from builder.record import Record, clear_target
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.context import TurnContext, pair_id
+from builder.synthesize.context import TurnContext, history_text, pair_id
 from builder.synthesize.generic import (
     Generalized, about, distinct, generalize, good_name, no_resolved_twin, title_name, with_referent,
 )
@@ -23,7 +23,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "16"
+    version = "17"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -55,6 +55,12 @@ class PassageTwins:
             yield ctx.reject(method, "no history: the passages alone do not say what the generic words meant", generic)
         elif (skip := no_resolved_twin(ctx, got, method)) is not None:
             yield skip
+        elif not tx.says(history_text(ctx.history), entity.text) and (others := [
+                n for n in tx.names_in("\n".join(h["content"] for h in ctx.history[-2:])) if not tx.same_thing(n, entity.text)]):
+            # 'What about state procurement in it?' after a talk about New York's OGS, over passages about California:
+            # the user's named question switched topic, and only the passages say so (read 31, ce-123d51f50fcf87dd).
+            yield ctx.reject(method, f"the history never names '{entity.text}' and its last exchange names '{others[0]}'; "
+                                     "the passages alone would switch the topic", generic)
         else:
             yield Record(
                 domain=ctx.conv.domain,

@@ -623,7 +623,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "13"
+    version: ClassVar[str] = "14"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -743,6 +743,10 @@ class RetrievedPassages:
             return ctx.reject(self.name, f"the passages name no {noun}", got.query)
         if len(options) == 1 and not own:
             return ctx.reject(self.name, f"the passages name one {noun}, '{options[0].name}', not '{referent}'", got.query)
+        if history and kd.owner_named(history, noun, kd.describe_texts(ctx)):
+            # 'Where can I find the SDK ...?' after a talk about Cloudant asks for Cloudant's, whatever SDKs the
+            # passages name (read 31, ce-9da336eae30217b3).
+            return ctx.reject(self.name, f"{where}: the history talks of one product, and the {noun} is a part of it", got.query)
         in_history = _kind_names_in(said, options, referent, got.kind) if history else []
         unknown = [n for n in in_history if not any(_same_entity(n, o.name, noun) for o in options)]
         if unknown and len(in_history) == 1 and _same_entity(unknown[0], referent, noun) and reading(got, unknown[0]):
