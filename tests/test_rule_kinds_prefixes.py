@@ -162,3 +162,42 @@ def test_a_same_topic_follow_up_needs_its_referent_among_the_rivals():
     ctx = _ctx(EMPIRES, 3, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
     assert [r for r in _records(FollowupTwins(rival_prefixes=2).generate(ctx))
             if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "emp"]
+
+
+def test_a_name_with_its_own_article_replaces_a_kind_phrase_without_doubling_it():
+    # 'Did the The Office win any awards?', 'Who was the arch rival to The Saturday Night Live?' (read 31)
+    assert tx.substitute("Did the series win any awards?", "series", "The Office") == "Did The Office win any awards?"
+    assert tx.substitute("Who was the arch rival to The Office series?", "Office series", "Saturday Night Live") \
+        == "Who was the arch rival to Saturday Night Live?"
+    assert tx.substitute("What is the size of the Sun?", "Sun", "Moon") == "What is the size of the Moon?"
+    assert tx.without_name_article("The ", "Friends") == "The "  # a sentence's own 'The' stays
+
+
+# 'What about Romeo and Juliet?' resolved to 'the film adaptations of Romeo and Juliet': 'film' only modifies the
+# referent, so no film's (or series') name reads it ('Can you tell me about Friends of Romeo and Juliet?').
+PLAYS = Conversation("plays", "clapnq", [
+    Turn("user", "Can you tell me about the film adaptations of Hamlet?"),
+    Turn("assistant", "Hamlet has had many film adaptations, such as the 1948 film by Laurence Olivier."),
+    Turn("user", "What about Romeo and Juliet?",
+         rewrite="Can you tell me about the film adaptations of Romeo and Juliet?"),
+    Turn("assistant", "Romeo and Juliet was filmed by Franco Zeffirelli in 1968."),
+])
+
+
+def test_a_referent_whose_kind_word_only_modifies_it_gets_no_named_readings():
+    ctx = _ctx(PLAYS, 2, block_names={"film": ["The Godfather", "Casablanca", "Vertigo"]})
+    out = list(FollowupTwins(rival_prefixes=2).generate(ctx))
+    assert not [r for r in _records(out) if r.needs_clarification]
+    assert any("only modifies" in o.reason for o in out if not isinstance(o, Record))
+    assert not [r for r in _records(out) if not r.needs_clarification and "Godfather" in " ".join(r.interpretations)]
+
+
+def test_a_ranked_kind_phrase_gets_no_named_readings():
+    # 'Which is the most popular?' -> 'the most popular women's football league': read with league names it
+    # became 'Which is the most popular NFL?' (read 32, ce-03d0077fd1ed5881)
+    from builder.synthesize.rules.followup_twins import _ranked
+
+    assert _ranked("Which is the most popular women's football league?", "women's football league")
+    assert _ranked("What is the largest river?", "river")
+    assert not _ranked("Did the series win any awards?", "series")
+    assert not _ranked("What is the most popular Premier League club?", "Premier League")

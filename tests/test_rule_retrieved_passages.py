@@ -473,3 +473,28 @@ def test_a_part_of_the_one_product_the_talk_is_about_is_no_positive():
     records = [o for o in out if isinstance(o, Record)]
     assert not [r for r in records if r.history and r.needs_clarification]
     assert any("the history talks of one product" in o.reason for o in out if isinstance(o, Rejection))
+
+
+def test_the_one_thing_the_user_asked_about_resolves_names_only_the_reply_added():
+    # 'What are the benefits of the platform?' after 'What is Red Hat OpenShift?', answered 'a Kubernetes container
+    # platform': the user asked about OpenShift, the reply added Kubernetes (read 32, ce-859af1264a2c1686)
+    chat = _conv("asks-yale", "ivy", [
+        Turn("user", "What is Yale University?", rewrite="What is Yale University?"),
+        Turn("assistant", "Yale University is a private research university, founded after Harvard University."),
+        Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
+    corpus = Corpus.from_conversations([chat, pool])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 2, corpus)))
+    own = [o for o in out if isinstance(o, Record) and o.history]
+    assert own and not any(r.needs_clarification for r in own)
+    assert own[0].resolution["source"] == "history" and "Yale" in own[0].resolution["referent"]
+    # when the user's own turns name both, the question stays open
+    both = _conv("asks-both", "ivy", [
+        Turn("user", "Is Yale University older than Harvard University?", rewrite="Is Yale University older than Harvard University?"),
+        Turn("assistant", "No, Harvard University is older."),
+        Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    corpus = Corpus.from_conversations([both, pool])
+    out = [o for o in RetrievedPassages(**ALL_HISTORIES).generate(_ctx(both, 2, corpus)) if isinstance(o, Record)]
+    assert any(r.needs_clarification for r in out if r.history)

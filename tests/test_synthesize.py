@@ -948,3 +948,25 @@ def test_a_hedge_naming_three_of_more_candidates_leaves_the_others_open():
     assert hedges and all("something else" in q for q in hedges)
     three = {clarification("referent", random.Random(seed), options=six[:3])[0] for seed in range(60)}
     assert "Do you mean Germany, France or Spain?" in three  # three candidates: the hedge may name them all
+
+
+def test_an_alias_or_a_thing_of_another_kind_is_no_rival_passage():
+    # 'how can I prevent ... getting it?' read as 'Covid' and 'COVID-19': one disease, one reading (read 32)
+    from builder.synthesize.generic import generalize
+    from builder.synthesize.rules.passage_twins import _aspect_rivals
+
+    mine = [Passage("a", "COVID-19 spreads through droplets; masks prevent COVID-19 in families.", "COVID-19", True)]
+    asked = _conv("cv", [Turn("user", "How can I prevent my family from getting it?", mine,
+                             rewrite="How can I prevent my family from getting COVID-19?")])
+    other = _conv("other", [Turn("user", "Tell me about Covid.", [
+        Passage("c", "Covid: how families prevent getting it with masks and vaccines.", "Covid", True),
+        Passage("f", "Influenza: how families prevent getting it with masks and vaccines.", "Influenza", True),
+        Passage("i", "Identity Theft Awareness: how families prevent getting it with strong passwords.",
+                "Identity Theft Awareness", True),
+    ], rewrite="Tell me about Covid.")])
+    ctx = _ctx(asked, 1)
+    got = generalize(ctx, "test")
+    assert not isinstance(got, Rejection)
+    names = [name for name, _, _ in _aspect_rivals(ctx, got, mine, [_ctx(other, 1)])]
+    assert "Influenza" in names and "Covid" not in names
+    assert "Identity Theft Awareness" not in names  # no disease: 'getting Identity Theft Awareness' is no reading

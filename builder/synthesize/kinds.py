@@ -60,7 +60,7 @@ class KindQuery:
         # 'an IRA' -> 'a Roth IRA' / '401k accounts'
         plural_ = tx.words(name)[-1].lower().endswith("s") and tx.singular(tx.words(name)[-1]) == self.referent.kind
         before = tx.fit_article(before, name, plural_)
-        out = before + tx.with_possessive(name, e.text) + s[e.end :]
+        out = tx.without_name_article(before, name) + tx.with_possessive(name, e.text) + s[e.end :]
         return out[0].upper() + out[1:]
 
 

@@ -127,6 +127,10 @@ def head_of(entity: str) -> str | None:
             # 'Services and Software' (a menu heading: a group), 'Service Credentials' (credentials, whatever
             # 'Service' says): the kind noun modifies the name's head, it is not its head.
             return None
+        if i < len(toks) - 2 and all(t[:1].isupper() for t in toks[i + 1 : i + 3]):
+            # 'Alameda County Household Hazardous Waste Facility' is a facility: a kind noun with two or more
+            # name words after it is inside a longer name (read 31).
+            return None
         return head
     return None
 
@@ -1083,6 +1087,14 @@ def with_the(before: str) -> str:
     return re.sub(r"(?i)\b(?:this|that|an?)\s+$", "", before) + "the "
 
 
+def without_name_article(before: str, name: str) -> str:
+    """The words before a name, less a 'the' that belonged to the replaced name ('to The Office series' ->
+    'to Saturday Night Live') or that the name brings itself ('the' + 'The Office'; read 31)."""
+    if re.search(r"(?<=\w )The\s+$", before) or (re.match(r"(?i)the\s", name) and re.search(r"(?i)\bthe\s+$", before)):
+        return re.sub(r"(?i)\bthe\s+$", "", before)
+    return before
+
+
 def substitute(text: str, phrase: str, name: str) -> str | None:
     """`text` with its first `phrase` (case-insensitive, whole words) replaced by `name`; the words around stay
     ('the Byzantine Empire' -> 'Rome', not 'the Rome')."""
@@ -1097,5 +1109,5 @@ def substitute(text: str, phrase: str, name: str) -> str | None:
         before = fit_article(before, name)
     elif len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
         before = re.sub(r"(?i)\bthe\s+$", "", before)
-    out = before + name + text[m.end() :]
+    out = without_name_article(before, name) + name + text[m.end() :]
     return out[0].upper() + out[1:]

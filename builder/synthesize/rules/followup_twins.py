@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from builder.record import Record, clear_target
@@ -27,6 +28,25 @@ def _group(referent: str) -> bool:
     return bool(ws) and all(w[:1].islower() for w in ws) and tx.singular(ws[-1]) not in (None, ws[-1].lower())
 
 
+def _kind_only_modifies(referent: str, kind: str | None) -> bool:
+    """'film adaptations' is no film: the kind word modifies another head, so a film's name is no reading of it."""
+    ws = [w for w in tx.words(referent)]
+    if not kind or not ws or not all(w[:1].islower() for w in ws):
+        return False
+    head = ws[-1].lower()
+    return kind in (w.lower() for w in ws[:-1]) and kind not in (head, tx.singular(head))
+
+
+_RANKING = r"(?:most|least|best|worst|top|largest|biggest|oldest|newest|highest|lowest|greatest|smallest|longest|fastest)"
+
+
+def _ranked(rewrite: str, referent: str) -> bool:
+    """'the most popular women's football league' ranks the things of a kind: no one name of it reads it."""
+    if not all(w[:1].islower() for w in tx.words(referent)):
+        return False
+    return bool(re.search(rf"(?i)\b{_RANKING}\s+(?:[\w'’-]+\s+){{0,2}}{re.escape(referent)}", rewrite))
+
+
 def _fuzzy_names(query: str, referent: str) -> bool:
     """A misspelled mention still names the referent ('Carollina')."""
     from rapidfuzz import fuzz
@@ -42,7 +62,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "16"
+    version = "17"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
@@ -148,6 +168,14 @@ class FollowupTwins:
         if not (anaphor or fragment or tx.is_elliptical(ctx.query)) and not tx.is_question(ctx.query):
             # 'A horse, a horse, my kingdom for a horse!': a quote or a remark asks nothing to clarify.
             yield ctx.reject(method, "query is no question, and no pronoun, ellipsis or fragment; not a positive")
+            return
+        if _kind_only_modifies(referent, kind):
+            # 'the film adaptations of Romeo and Juliet' read with series' names: 'Friends of Romeo and Juliet' (read 31).
+            yield ctx.reject(method, f"the kind word '{kind}' only modifies the referent '{referent}'; no names read it")
+            return
+        if _ranked(ctx.rewrite, referent):
+            # 'Which is the most popular NFL?' for 'the most popular women's football league' (read 32).
+            yield ctx.reject(method, f"the rewrite ranks things of the kind ('{referent}'); no one name reads it")
             return
         if rng.random() >= self.positive_share:
             return

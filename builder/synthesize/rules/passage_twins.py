@@ -23,7 +23,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "17"
+    version = "18"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -78,7 +78,7 @@ class PassageTwins:
             )
         partners = ctx.partners
         rivals = _conversation_rivals(ctx, got, mine, partners) + _aspect_rivals(ctx, got, mine, partners)
-        rivals = [r for i, r in enumerate(rivals) if all(not tx.mentions_any(r[0], o[0]) for o in rivals[:i])]
+        rivals = [r for i, r in enumerate(rivals) if not any(_one_thing(r[0], o[0]) for o in rivals[:i])]
         if not rivals:
             yield ctx.reject(method, "no passage in the block answers the same question about something else", generic)
             return
@@ -109,6 +109,22 @@ class PassageTwins:
         )
 
 
+def _one_thing(a: str, b: str) -> bool:
+    """One names the other, or both are aliases of one thing ('Covid' / 'COVID-19': one reading; read 32)."""
+    return tx.mentions_any(a, b) or tx.mentions_any(b, a) or tx.same_thing(a, b)
+
+
+def _same_kind(got: Generalized, name: str, passages: list[Passage]) -> bool:
+    """A rival reading names a thing of the entity's kind: with a kind phrase ('the mountains'), none of another
+    kind; with a name of a known kind, one of that kind: 'sport in America' is not read as 'in American Football',
+    nor 'getting Covid' as 'getting Identity Theft Awareness' (read 32)."""
+    theirs = tx.kind_of(name, [p.title + "\n" + p.text for p in passages])
+    if got.entity.head:
+        return theirs is None or theirs == got.entity.head
+    mine = tx.kind_of(got.entity.text, [])
+    return mine is None or theirs == mine
+
+
 def _conversation_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], partners: list[TurnContext]) -> list[Rival]:
     """Other things the same conversation asked about (Roth IRA vs 401(k)), with their passages:
     a generic question over both sets of passages has both readings."""
@@ -118,9 +134,9 @@ def _conversation_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage]
             continue
         ps = other.relevant_passages()
         e = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps])
-        if e is None or not good_name(e.text) or (got.entity.head and e.head != got.entity.head):
+        if e is None or not good_name(e.text) or (got.entity.head and e.head != got.entity.head) or not _same_kind(got, e.text, ps):
             continue
-        if tx.mentions_any(e.text, got.entity.text) or tx.mentions_any(got.entity.text, e.text):
+        if _one_thing(e.text, got.entity.text):
             continue
         theirs = [p for p in ps if p not in mine and about(p, e.text) and not about(p, got.entity.text)]
         if theirs:
@@ -154,17 +170,16 @@ def _aspect_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], part
                     ps = other.relevant_passages()
                     other_entity = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps]) or False
                 name = other_entity.text if other_entity else ""
-            if not name or not good_name(name) or tx.mentions_any(name, got.entity.text) or tx.mentions_any(got.entity.text, name):
+            if not name or not good_name(name) or _one_thing(name, got.entity.text):
                 continue
             if not tx.mentions_any(p.title + "\n" + p.text, name):
                 continue
-            kind = tx.kind_of(name, [p.title + "\n" + p.text])
-            if got.entity.head and kind and kind != got.entity.head:
+            if not _same_kind(got, name, [p]):
                 continue  # 'the mountains in North Carolina' are not read as the American Revolution
             scored.append((-overlap, name, p.id, p, other))
     scored.sort(key=lambda x: (x[0], x[1], x[2]))
     out: list[Rival] = []
     for _, name, _, p, other in scored:
-        if all(not tx.mentions_any(name, o[0]) and not tx.mentions_any(o[0], name) for o in out):
+        if not any(_one_thing(name, o[0]) for o in out):
             out.append((name, [p], other))
     return out

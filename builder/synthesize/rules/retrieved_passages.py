@@ -591,6 +591,14 @@ def _shorter_prefixes(prefix: list[dict[str, str]], n: int) -> list[int]:
     return list(range(len(prefix) - 2, 1, -2))[: max(n, 0)]
 
 
+def _asked_about(history: list[dict[str, str]], names: list[str], noun: str) -> str | None:
+    """The one of `names` the user's own turns ask about, when the last one names it and no user turn names
+    another: the others came only from the assistant's replies."""
+    users = [h["content"] for h in history if h["role"] == "user"]
+    said = [n for n in names if any(_names(u, n, noun) for u in users)]
+    return said[0] if users and len(said) == 1 and _names(users[-1], said[0], noun) else None
+
+
 def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
     """The latest history turn that names `name` (by `_names`)."""
     for i in range(len(history) - 1, -1, -1):
@@ -623,7 +631,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "14"
+    version: ClassVar[str] = "15"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -762,6 +770,14 @@ class RetrievedPassages:
             if len(options) == 1:
                 return self._negative(ctx, got, k, hits, history, history_source, own[0], "documents", method)
             return self._negative(ctx, got, k, hits, history, history_source, resolved, "history", method, in_history[0])
+        asked = _asked_about(history, in_history, noun) if len(in_history) > 1 else None
+        if asked is not None:
+            # After 'What is Red Hat OpenShift?', 'the benefits of the platform' is OpenShift's, though the reply
+            # called it a Kubernetes platform (read 32, ce-859af1264a2c1686; the guide's example).
+            resolved = next((o for o in options if _same_entity(o.name, asked, noun)), None)
+            if resolved is None:
+                return ctx.reject(self.name, f"{where}: the user asked about '{asked}', which the passages do not name", got.query)
+            return self._negative(ctx, got, k, hits, history, history_source, resolved, "history", method, asked)
         tie = kd.singled_by_history(ctx, referent, noun, history) if history and not in_history and own else None
         if tie:
             # 'the league' after 'Do the Arizona Cardinals play outside the US?' is the NFL in this domain's passages.
