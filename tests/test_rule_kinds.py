@@ -474,6 +474,13 @@ def test_kind_switch_asks_its_fresh_chat_question_over_retrieved_passages_too():
     assert (post[0].query, post[0].history, post[0].label) == (fresh[0].query, [], fresh[0].label)
     assert {d["id"] for d in post[0].documents} <= {"c1", "c2"}
     assert KindSwitch(fresh_retrieved_share=0.5).needs_corpus and not KindSwitch().needs_corpus
+    # switch_retrieved_share: the switch after a block-mate's history is also asked over retrieved passages
+    switched = _records(KindSwitch(histories=1, empty_share=0.0, switch_retrieved_share=1.0).generate(ctx))
+    [stitched] = [r for r in plain if r.history]
+    [copy] = [r for r in switched if r.setting == "post_retrieval"]
+    assert (copy.query, copy.history, copy.label) == (stitched.query, stitched.history, stitched.label)
+    assert copy.documents and {d["id"] for d in copy.documents} <= {"c1", "c2"}
+    assert KindSwitch(switch_retrieved_share=0.5).needs_corpus
 
 
 def test_layer_kinds_make_no_kind_phrase_and_short_forms_merge_past_the_kind_noun():

@@ -16,7 +16,7 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "10"
+    version = "11"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
@@ -25,12 +25,16 @@ class KindSwitch:
                 "openly ('Which clinic are you referring to?'). No such positive for a kind with a default referent "
                 "('this planet') or a layer kind ('this cloud'); an umbrella kind ('the service', 'this tool') only after a history that names no product at all, since a product talk's own subject is one. With `fresh_retrieved_share`, that share of the "
                 "fresh-chat records is also asked post-retrieval, with the passages BM25 finds for the question's own "
-                "words in the domain's pool (a first question over retrieved passages); the label stands.")
+                "words in the domain's pool (a first question over retrieved passages); with `switch_retrieved_share`, that share "
+                "of the switches after a history too. The label stands.")
 
     def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2,
-                 fresh_retrieved_share: float = 0.0) -> None:
+                 fresh_retrieved_share: float = 0.0, switch_retrieved_share: float = 0.0) -> None:
         self.fresh_retrieved_share = checked_retrieved_share("kind_switch", fresh_retrieved_share)
-        self.needs_corpus = fresh_retrieved_share > 0
+        # A share of the switches after a history also over retrieved passages: kept small, since the switches
+        # are already over a quarter of the stitched positives.
+        self.switch_retrieved_share = checked_retrieved_share("kind_switch", switch_retrieved_share)
+        self.needs_corpus = fresh_retrieved_share > 0 or switch_retrieved_share > 0
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
         self.referents = referents  # named things of the standalone query each made a kind phrase in turn
         self.empty_share = empty_share  # share of turns also asked in a fresh chat, with no history
@@ -73,15 +77,18 @@ class KindSwitch:
             if not history or source["conversation_id"] in used:
                 continue
             used.add(source["conversation_id"])
-            yield kd.kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
-                                named_here=False)
+            switch = kd.kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
+                                      named_here=False)
+            yield switch
+            copy = with_retrieval(ctx, switch, self.switch_retrieved_share)
+            if copy is not None:
+                yield copy
         if not used:
             yield ctx.reject(method, "no block-mate history that leaves the kind open", kq.query)
         if rng.random() < self.empty_share:
             fresh = kd.kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
                                      method, version, pair, named_here=False)
             yield fresh
-            # Topic switches after a history stay pre-retrieval only: they are sized to a quarter of the stitched.
             copy = with_retrieval(ctx, fresh, self.fresh_retrieved_share)
             if copy is not None:
                 yield copy
