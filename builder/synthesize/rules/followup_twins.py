@@ -30,7 +30,7 @@ def _group(referent: str) -> bool:
 
 def _kind_only_modifies(referent: str, kind: str | None) -> bool:
     """'film adaptations' is no film: the kind word modifies another head, so a film's name is no reading of it."""
-    ws = [w for w in tx.words(referent)]
+    ws = tx.words(referent)
     if not kind or not ws or not all(w[:1].islower() for w in ws):
         return False
     head = ws[-1].lower()
