@@ -173,6 +173,19 @@ def test_a_name_with_its_own_article_replaces_a_kind_phrase_without_doubling_it(
     assert tx.without_name_article("The ", "Friends") == "The "  # a sentence's own 'The' stays
 
 
+def test_a_kind_word_read_as_a_name_takes_its_appositive_and_owner_with_it_and_the_verb_agrees():
+    # "What is the surface of Jupiter's Io, Europa, like?", 'Do IBM have to use ...' (read 33)
+    assert tx.substitute("What is the surface of Jupiter's moon, Europa, like?", "moon", "Io") == \
+        "What is the surface of Io like?"
+    assert tx.substitute("Do US-based companies have to use a specific system?", "US-based companies", "IBM") == \
+        "Does IBM have to use a specific system?"
+    assert tx.substitute("Are the clinics open on Sundays?", "the clinics", "the Causeway VA Clinic") == \
+        "Is the Causeway VA Clinic open on Sundays?"
+    # a name that may be plural keeps the verb; a name's own appositive stays
+    assert tx.substitute("Do the teams play today?", "the teams", "Arizona Cardinals") == "Do Arizona Cardinals play today?"
+    assert tx.substitute("How big is the moon, Europa, now?", "Europa", "Io") == "How big is the moon, Io, now?"
+
+
 # 'What about Romeo and Juliet?' resolved to 'the film adaptations of Romeo and Juliet': 'film' only modifies the
 # referent, so no film's (or series') name reads it ('Can you tell me about Friends of Romeo and Juliet?').
 PLAYS = Conversation("plays", "clapnq", [

@@ -498,3 +498,18 @@ def test_the_one_thing_the_user_asked_about_resolves_names_only_the_reply_added(
     corpus = Corpus.from_conversations([both, pool])
     out = [o for o in RetrievedPassages(**ALL_HISTORIES).generate(_ctx(both, 2, corpus)) if isinstance(o, Record)]
     assert any(r.needs_clarification for r in out if r.history)
+
+
+def test_a_history_that_says_one_readings_own_words_leaves_no_positive():
+    # 'How can I make the game interesting?' after 'increase the score for each sample tube collected': the Mars
+    # Sample Collection game, not the Mars Helicopter one (read 33, ce-2a982d61e696ef7e)
+    from builder.synthesize.rules.retrieved_passages import Option, _echoed
+
+    games = [Option("Mars Sample Collection Video Game", "", "g1"), Option("Mars Helicopter Video Game", "", "g2")]
+    said = "You could increase the score by one or more points for each sample tube collected."
+    assert _echoed(said, games, "game") == ("Mars Sample Collection Video Game", "collection', 'sample")
+    assert _echoed("Mars games are fun to code.", games, "game") is None  # words every reading has
+    assert _echoed("A helicopter can collect a sample.", games, "game") is None  # words of both
+    # one shared word is chance: 'blood cells' says nothing of sickle cell disease
+    diseases = [Option("Sickle cell disease", "", "d1"), Option("Huntington's disease", "", "d2")]
+    assert _echoed("Bone marrow makes about 500 billion blood cells per day.", diseases, "disease") is None

@@ -1109,5 +1109,25 @@ def substitute(text: str, phrase: str, name: str) -> str | None:
         before = fit_article(before, name)
     elif len(toks) == 1 and not name.isupper() and toks[0][:1].isupper() and not singular(toks[0]):
         before = re.sub(r"(?i)\bthe\s+$", "", before)
-    out = without_name_article(before, name) + name + text[m.end() :]
+    after = text[m.end() :]
+    appositive = re.match(r",\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*,", after)
+    if appositive and phrase[:1].islower():
+        # "Jupiter's moon, Europa," read as Io: the appositive and the owner belong to the replaced thing, so
+        # they go with it ('the surface of Io', not "of Jupiter's Io, Europa,"; read 33).
+        after = after[appositive.end() :]
+        before = re.sub(r"\b[A-Z][\w-]*(?:'s|’s)\s+$", "", before)
+    if _plural_phrase(phrase) and not re.search(r"[^s]s$", name):  # 'the Arizona Cardinals' may be plural
+        # 'Do US-based companies have to ...' read as IBM: 'Does IBM have to ...' (read 33).
+        before = re.sub(r"^(\s*)(do|are|were|have)(\s+)$", lambda a: a[1] + _SINGULAR_AUX[a[2].lower()] + a[3],
+                        before, flags=re.I)
+    out = without_name_article(before, name) + name + after
     return out[0].upper() + out[1:]
+
+
+_SINGULAR_AUX = {"do": "does", "are": "is", "were": "was", "have": "has"}
+
+
+def _plural_phrase(phrase: str) -> bool:
+    """A lowercase plural head ('US-based companies'); names ('Arizona Cardinals') may be plural too."""
+    ws = words(phrase)
+    return bool(ws) and ws[-1].lower().endswith("s") and singular(ws[-1]) not in (None, ws[-1].lower())

@@ -599,6 +599,21 @@ def _asked_about(history: list[dict[str, str]], names: list[str], noun: str) -> 
     return said[0] if users and len(said) == 1 and _names(users[-1], said[0], noun) else None
 
 
+def _echoed(said: str, options: list[Option], noun: str) -> tuple[str, str] | None:
+    """(option, words) when the history says two or more words of one reading's name that no other reading's
+    name has, and none of the others' own words: 'each sample tube collected' points at the Mars Sample
+    Collection game, not the Mars Helicopter one. One word is chance ('blood cells': not sickle cell disease)."""
+    heard = {w.lower()[:6] for w in tx.words(said)}
+    stems = [tx.content_stems(o.name) - {noun} for o in options]
+    hits = []
+    for i, o in enumerate(options):
+        others = set().union(*(st for j, st in enumerate(stems) if j != i))
+        own = sorted(w for w in stems[i] - others if len(w) > 3 and not w[:1].isdigit() and w[:6] in heard)
+        if own:
+            hits.append((o.name, own))
+    return (hits[0][0], "', '".join(hits[0][1])) if len(hits) == 1 and len(hits[0][1]) >= 2 else None
+
+
 def _naming_turn(history: list[dict[str, str]], name: str, noun: str) -> int | None:
     """The latest history turn that names `name` (by `_names`)."""
     for i in range(len(history) - 1, -1, -1):
@@ -631,7 +646,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "15"
+    version: ClassVar[str] = "16"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -778,6 +793,10 @@ class RetrievedPassages:
             if resolved is None:
                 return ctx.reject(self.name, f"{where}: the user asked about '{asked}', which the passages do not name", got.query)
             return self._negative(ctx, got, k, hits, history, history_source, resolved, "history", method, asked)
+        echo = _echoed(said, options, noun) if history and not in_history and len(options) > 1 else None
+        if echo:
+            # 'How can I make the game interesting?' after 'each sample tube collected' (read 33, ce-2a982d61e696ef7e).
+            return ctx.reject(self.name, f"{where}: the history says '{echo[1]}' of '{echo[0]}' alone", got.query)
         tie = kd.singled_by_history(ctx, referent, noun, history) if history and not in_history and own else None
         if tie:
             # 'the league' after 'Do the Arizona Cardinals play outside the US?' is the NFL in this domain's passages.
