@@ -686,6 +686,22 @@ def test_a_reading_with_another_name_keeps_the_possessive_and_the_article_the_na
     assert "the Roth IRA" in question and "the 401K account" in question, question
 
 
+def test_a_reading_with_a_name_said_bare_drops_the_kind_phrases_article():
+    # read 33: 'cotton from the North Carolina', 'the NASA's Deep Impact Extended Mission'
+    from builder.synthesize.generic import generalize, with_referent
+
+    q = "What is the goal of the Deep Impact mission?"
+    got = generalize(_ctx(_conv("impact", [Turn("user", q, rewrite=q)]), 1), "test")
+    assert got.query == "What is the goal of the mission?"
+    assert with_referent(got, "NASA's Europa Clipper mission") == "What is the goal of NASA's Europa Clipper mission?"
+    assert with_referent(got, "Europa Clipper") == "What is the goal of Europa Clipper?"
+    assert with_referent(got, "Juno mission") == "What is the goal of the Juno mission?"  # a kind noun keeps 'the'
+    assert tx.in_running_text("NASA's Deep Impact Extended Mission", "mission") == "NASA's Deep Impact Extended Mission"
+    q = "Can you give a summary of this Deep Impact mission?"
+    got = generalize(_ctx(_conv("impact2", [Turn("user", q, rewrite=q)]), 1), "test")
+    assert with_referent(got, "NASA's Juno mission") == "Can you give a summary of NASA's Juno mission?"
+
+
 def test_a_name_and_a_part_of_it_with_the_kind_noun_after_are_one_thing():
     # read 29, ce-7b03987bb9cefff2: 'the Europa Clipper' and 'the Clipper spacecraft' were two readings
     assert tx.same_thing("Europa Clipper", "Clipper spacecraft")

@@ -129,6 +129,13 @@ def with_referent(g: Generalized, name: str) -> str:
     s, e = g.standalone, g.entity
     # 'a Lite account' -> 'an Enterprise account'; "the Byzantine Empire's conversion" -> "the Roman Empire's"
     before = tx.with_the(s[: e.start]) if tx.takes_the(s[: e.start], name, e.head or "") else tx.fit_article(s[: e.start], name)
+    if re.match(r"[\w.-]+['’]s\s", name):  # "of NASA's Deep Impact mission": the owner is its determiner
+        before = re.sub(r"(?i)(?<=\w )(?:the|this|that)\s+$", "", before)
+    elif tx.head_of(name) is None and all(w[:1].isupper() or w[:1].isdigit() for w in tx.words(name)) \
+            and not tx.takes_the(before, name, e.head or ""):
+        # 'looking at the moon' read as Europa, 'from the states' as North Carolina: a name with no kind noun
+        # ('the Interrail Pass' keeps it) is said bare (read 33).
+        before = re.sub(r"(?<=\w )the\s+$", "", before)
     out = before + tx.with_possessive(name, e.text) + s[e.end :]
     return out[0].upper() + out[1:]
 

@@ -1051,6 +1051,8 @@ def in_running_text(name: str, kind: str = "") -> str:
     toks = words(name)
     if not toks or toks[0].lower() in {"the", "a", "an", "this", "that", "my", "your"} or name in bare_names():
         return name
+    if re.match(r"[\w.-]+['’]s\s", name):  # "NASA's Deep Impact mission": the owner is its determiner
+        return name
     if name in lexicon()["definite_names"] or singular(toks[-1].lower()) in _the_kinds():
         return "the " + name
     if kind in _INITIALS_TAKE_THE and toks[-1].isupper() and toks[-1].isalpha() and len(toks[-1]) > 1:
