@@ -403,6 +403,27 @@ def test_a_name_the_question_keeps_that_ties_to_the_referent_leaves_no_positive(
     assert any(isinstance(o, Rejection) and "still names 'MOXIE'" in o.reason for o in out)
 
 
+def test_a_rare_name_said_only_with_the_referent_ties_the_question_to_it():
+    # 'Was the country better off as a result of MacArthur not criminalizing the Emperor?': the domain's one
+    # passage that says MacArthur says Japan and no other country (read 33, ce-382f73c533e99230)
+    from builder.synthesize import kinds as kd
+
+    def ctx(macarthur_text):
+        pool = _conv("war-pool", "hist", [Turn("user", "Who was MacArthur?", [
+            Passage("mac", macarthur_text, "Douglas MacArthur"),
+            Passage("it", "Italy and France signed the treaty.", "Treaty")])])
+        asks = _conv("war", "hist", [Turn("user", "Was Japan better off after MacArthur?", [],
+                                          rewrite="Was Japan better off after MacArthur?")])
+        return _ctx(asks, 1, Corpus.from_conversations([pool, asks]))
+
+    query = "Was the country better off after MacArthur?"
+    c = ctx("MacArthur led the occupation of Japan after the war.")
+    assert kd.singled_by_other_name(c, "Japan", "country", query) == "MacArthur"
+    # said with a rival too, or without the referent: no tie
+    assert kd.singled_by_other_name(ctx("MacArthur served in Japan and in Italy."), "Japan", "country", query) is None
+    assert kd.singled_by_other_name(ctx("MacArthur was a general."), "Japan", "country", query) is None
+
+
 def test_a_history_naming_a_state_resolves_the_country_to_the_united_states():
     # 'Which is the largest river in the country?' after a talk about Maine (read 28, ce-7a86d6e2a3b8bfd7)
     snake = Passage("snake", "The Snake River is the thirteenth longest river in the United States.", "Snake River")

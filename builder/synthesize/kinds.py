@@ -223,9 +223,10 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
 def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str, proper_only: bool = False
                           ) -> str | None:
     """A name left in the generic query that the domain's passages mention with the referent more than with any
-    other name of its kind (at least twice): 'Did Juno and Galileo find cyclones on this planet?' is about Jupiter,
-    'MacArthur and the Emperor' about Japan. With `proper_only`, only names capitalized throughout that are no maker
-    name ('IBM' goes with every product of its docs). Needs the domain's passage pool; None without one."""
+    other name of its kind (at least twice, or in every passage that says it and with no rival): 'Did Juno and
+    Galileo find cyclones on this planet?' is about Jupiter, 'MacArthur and the Emperor' about Japan. With
+    `proper_only`, only names capitalized throughout that are no maker name ('IBM' goes with every product of its
+    docs). Needs the domain's passage pool; None without one."""
     if ctx.corpus is None or not kind:
         return None
     own = tx.clean_name(referent)
@@ -240,7 +241,9 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
         texts = [t for t in texts if tx.mentions(t, name)]
         with_own = sum(tx.says(t, own) for t in texts)
         with_rival = max((sum(tx.says(t, r) for t in texts) for r in rivals), default=0)
-        if with_own >= 2 and with_own > 2 * with_rival:
+        # A rare name counts too when every passage that says it says the referent and none a rival: 'MacArthur',
+        # in one passage of the domain, with Japan (read 33, ce-382f73c533e99230).
+        if (with_own >= 2 and with_own > 2 * with_rival) or (texts and with_own == len(texts) and not with_rival):
             return name
     return None
 
