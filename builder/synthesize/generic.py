@@ -129,7 +129,7 @@ def with_referent(g: Generalized, name: str) -> str:
     s, e = g.standalone, g.entity
     # 'a Lite account' -> 'an Enterprise account'; "the Byzantine Empire's conversion" -> "the Roman Empire's"
     before = tx.with_the(s[: e.start]) if tx.takes_the(s[: e.start], name, e.head or "") else tx.fit_article(s[: e.start], name)
-    if re.match(r"[\w.-]+['’]s\s", name):  # "of NASA's Deep Impact mission": the owner is its determiner
+    if tx.opens_with_owner(name):  # "of NASA's Deep Impact mission", not "of the NASA's"
         before = re.sub(r"(?i)(?<=\w )(?:the|this|that)\s+$", "", before)
     elif tx.head_of(name) is None and all(w[:1].isupper() or w[:1].isdigit() for w in tx.words(name)) \
             and not tx.takes_the(before, name, e.head or ""):

@@ -1051,13 +1051,18 @@ def in_running_text(name: str, kind: str = "") -> str:
     toks = words(name)
     if not toks or toks[0].lower() in {"the", "a", "an", "this", "that", "my", "your"} or name in bare_names():
         return name
-    if re.match(r"[\w.-]+['’]s\s", name):  # "NASA's Deep Impact mission": the owner is its determiner
+    if opens_with_owner(name):
         return name
     if name in lexicon()["definite_names"] or singular(toks[-1].lower()) in _the_kinds():
         return "the " + name
     if kind in _INITIALS_TAKE_THE and toks[-1].isupper() and toks[-1].isalpha() and len(toks[-1]) > 1:
         return "the " + name
     return name
+
+
+def opens_with_owner(name: str) -> bool:
+    """"NASA's Deep Impact mission": the owner is the name's determiner, so no article goes before it."""
+    return bool(re.match(r"[\w.-]+['’]s\s", name))
 
 
 # Kinds whose names are said bare unless the lexicon's `definite_names` has them ('Great Britain', 'Wells Fargo').
@@ -1130,6 +1135,6 @@ _SINGULAR_AUX = {"do": "does", "are": "is", "were": "was", "have": "has"}
 
 
 def _plural_phrase(phrase: str) -> bool:
-    """A lowercase plural head ('US-based companies'); names ('Arizona Cardinals') may be plural too."""
+    """A phrase that ends in the plural of a kind noun ('US-based companies')."""
     ws = words(phrase)
     return bool(ws) and ws[-1].lower().endswith("s") and singular(ws[-1]) not in (None, ws[-1].lower())
