@@ -247,6 +247,21 @@ def test_standalone_clear_rejects_a_rewrite_that_leaves_a_kind_phrase_open():
 
 
 
+def test_standalone_clear_rejects_a_rewrite_that_says_one_word_or_one_side_of_a_comparison():
+    # read 34: 'What is the value?' (ce-58ba8890638894d9), 'What is the difference with the dialog node?' (ce-2d79b8439592023d)
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    for query, reason in (("What is the value?", "points at one common word"), ("Which type can I create?", "points at"),
+                          ("What is the difference with the dialog node?", "one side only")):
+        conv = Conversation("one", "ibmcloud", [Turn("user", query, rewrite=query)])
+        out = list(StandaloneClear().generate(_ctx(conv, 1)))
+        assert not _records(out) and reason in out[0].reason, out
+    for query in ("What is the value of IBM?", "What is the difference between a dialog node and an action?",
+                  "What is cryptoshredding?"):
+        conv = Conversation("two", "ibmcloud", [Turn("user", query, rewrite=query)])
+        assert _records(StandaloneClear().generate(_ctx(conv, 1))), query
+
+
 def test_standalone_clear_rejects_a_keyword_fragment_that_names_nothing():
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 

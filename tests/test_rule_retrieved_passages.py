@@ -424,6 +424,32 @@ def test_a_rare_name_said_only_with_the_referent_ties_the_question_to_it():
     assert kd.singled_by_other_name(ctx("MacArthur was a general."), "Japan", "country", query) is None
 
 
+def test_passages_that_name_places_in_the_referent_tie_the_question_to_it():
+    # 'What is the MLS All-Star Game called outside of the country?': its passages name Colorado and Kansas, not
+    # the USA (read 34, ce-572d15bae6af64d5); a city the lexicon places in a country counts the same way.
+    from builder.synthesize import kinds as kd
+
+    def ctx(*texts):
+        pool = _conv("mls-pool", "sport", [Turn("user", "MLS games?", [
+            Passage(f"p{i}", t, "MLS All-Star Game") for i, t in enumerate(texts)])])
+        asks = _conv("mls", "sport", [Turn("user", "What is the MLS All-Star Game called outside of the USA?", [],
+                                           rewrite="What is the MLS All-Star Game called outside of the USA?")])
+        return _ctx(asks, 1, Corpus.from_conversations([pool, asks]))
+
+    query = "What is the MLS All-Star Game called outside of the country?"
+    us = ctx("The 2007 MLS All-Star Game was played in Commerce City, Colorado.",
+             "The 2013 MLS All-Star Game was played in Kansas City, Kansas.")
+    assert kd.singled_by_other_name(us, "USA", "country", query) == "MLS All-Star Game"
+    assert kd.singled_by_other_name(us, "Italy", "country", query) is None
+    berlin = ctx("The MLS All-Star Game toured Berlin.", "The MLS All-Star Game drew crowds in Berlin.")
+    assert kd.singled_by_other_name(berlin, "Germany", "country", query) == "MLS All-Star Game"
+    assert kd.singled_by_other_name(ctx("The MLS All-Star Game is played each summer.",
+                                        "The MLS All-Star Game draws crowds."), "USA", "country", query) is None
+    talk = [{"role": "user", "content": "when did the wall in berlin come down"},
+            {"role": "assistant", "content": "The Berlin Wall began to come down on 9 November 1989."}]
+    assert kd.place_in(talk, "country") == ("Berlin", "Germany")
+
+
 def test_a_history_naming_a_state_resolves_the_country_to_the_united_states():
     # 'Which is the largest river in the country?' after a talk about Maine (read 28, ce-7a86d6e2a3b8bfd7)
     snake = Passage("snake", "The Snake River is the thirteenth longest river in the United States.", "Snake River")

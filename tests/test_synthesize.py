@@ -986,3 +986,30 @@ def test_an_alias_or_a_thing_of_another_kind_is_no_rival_passage():
     names = [name for name, _, _ in _aspect_rivals(ctx, got, mine, [_ctx(other, 1)])]
     assert "Influenza" in names and "Covid" not in names
     assert "Identity Theft Awareness" not in names  # no disease: 'getting Identity Theft Awareness' is no reading
+
+
+def test_a_verb_or_a_count_is_no_kind_noun_of_a_name():
+    # read 33: 'Where do the Arizona Cardinals play' -> 'Where do the play', 'Name two spacecraft' -> 'The spacecraft'
+    from builder.synthesize.generic import generalize
+
+    for q in ("Where do the Arizona Cardinals play, regardless of location, this week?",
+              "Name two spacecraft that were sent to explore Jupiter."):
+        got = generalize(_ctx(_conv("odd", [Turn("user", q, rewrite=q)]), 1), "test")
+        assert isinstance(got, Rejection), (q, got)
+    q = "How many seats does the Arizona Cardinals stadium have?"  # a plural name before a kind noun, no 'do'
+    got = generalize(_ctx(_conv("ok", [Turn("user", q, rewrite=q)]), 1), "test")
+    assert not isinstance(got, Rejection) and got.query == "How many seats does the stadium have?", got
+
+
+def test_a_reading_drops_a_doubled_article_and_agrees_its_auxiliary():
+    # read 33: 'the arch rival to The The Office', 'Do IBM have to use ...'
+    from builder.synthesize.generic import generalize, with_referent
+
+    q = "Do US-based Companies have to use a specific system for financial statements?"
+    got = generalize(_ctx(_conv("sec", [Turn("user", q, rewrite=q)]), 1), "test")
+    if not isinstance(got, Rejection):
+        assert with_referent(got, "IBM").startswith("Does IBM have to use"), with_referent(got, "IBM")
+    q = "Who was the arch rival to The Office series?"
+    got = generalize(_ctx(_conv("office", [Turn("user", q, rewrite=q)]), 1), "test")
+    assert not isinstance(got, Rejection), got
+    assert with_referent(got, "The Simpsons") == "Who was the arch rival to The Simpsons?"

@@ -163,11 +163,12 @@ def resolving_turn(history: list[dict[str, str]], phrase: str) -> int | None:
 
 def pick_pattern_options(ctx: TurnContext, head: str, exclude: str) -> list[str]:
     """Other entities of the same kind, from this conversation and its block-mates."""
-    seen = {tx.stem(w) for w in tx.words(exclude)}
+    seen = tx.content_stems(exclude)
     out: list[str] = []
     for name, _, _ in ctx.block_entities:
+        # 'The Office' is 'Office series' said short: content words, not 'The', decide (read 33)
         if (tx.head_of(name) == head and tx.is_name(tx.clean_name(name), head)
-                and not ({tx.stem(w) for w in tx.words(name)} <= seen) and name not in out
+                and not (tx.content_stems(name) <= seen) and name not in out
                 and not any(tx.same_thing(name, o) for o in [exclude, *out])):  # 'Virtual Private Cloud' is 'IBM Cloud VPC'
             out.append(name)
     return out

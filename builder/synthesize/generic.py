@@ -43,6 +43,8 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         # 'How many types of Lite plans does IBM Cloud offer?' -> '... types of the plans ...' asks about plans in
         # general: one reading, not a choice of plan (read 28, ce-bc1d8344c1828f7f).
         return ctx.reject(method, f"'{sort.group(1)} {entity.text}' asks about sorts of the kind", ctx.standalone)
+    if entity.head and (odd := _not_a_kind_name(ctx.standalone, entity)):
+        return ctx.reject(method, odd, ctx.standalone)
     article = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start])
     indefinite = f"{article.group(1)} {tx.clean_name(entity.text)}" if article else ""
     if indefinite and not entity.head:
@@ -95,6 +97,27 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
     return Generalized(entity, query, generic, category, ctx.standalone, indefinite)
 
 
+_QUANTIFIERS = frozenset("one two three four five six seven eight nine ten some many several few both all any "
+                         "these those other".split())
+
+
+def _not_a_kind_name(standalone: str, entity: tx.Entity) -> str:
+    """Why the words taken for '<name> <kind noun>' are no such name, or ''. 'Where do the Arizona Cardinals play':
+    after 'do' and a plural name the kind noun is the verb ('Where do the play'); 'Name two spacecraft': a number
+    says how many, not which (read 33)."""
+    toks = tx.words(entity.text)
+    if len(toks) < 2:
+        return ""
+    before = tx.words(standalone[: entity.start])
+    plural_name = toks[-2][:1].isupper() and re.search(r"[^su'’]s$", toks[-2])
+    if plural_name and toks[-1].islower() and not toks[-1].endswith("s") and any(
+            w.lower() in ("do", "did") for w in before[-3:]):
+        return f"'{toks[-1]}' follows 'do' and the plural name '{toks[-2]}': a verb, not a kind noun"
+    if any(w.lower() in _QUANTIFIERS for w in toks[:-1]):
+        return f"'{entity.text}' counts things of the kind; it names none"
+    return ""
+
+
 def no_resolved_twin(ctx: TurnContext, got: Generalized, method: str) -> Rejection | None:
     """'what an Earth satellite orbit is' asks about a sort of thing: 'the satellite orbit' is open in any chat, but
     no history resolves it to what the user asked (read 20, ce-c29043a13e581993). The rejection, or None."""
@@ -136,6 +159,7 @@ def with_referent(g: Generalized, name: str) -> str:
         # 'looking at the moon' read as Europa, 'from the states' as North Carolina: a name with no kind noun
         # ('the Interrail Pass' keeps it) is said bare (read 33).
         before = re.sub(r"(?<=\w )the\s+$", "", before)
+    before = tx.without_name_article(tx.agree_auxiliary(before, e.text, name), name)  # 'to The Office', 'Does IBM'
     out = before + tx.with_possessive(name, e.text) + s[e.end :]
     return out[0].upper() + out[1:]
 

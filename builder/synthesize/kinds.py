@@ -239,7 +239,9 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
             continue
         texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, name, 20)]
         texts = [t for t in texts if tx.mentions(t, name)]
-        with_own = sum(tx.says(t, own) for t in texts)
+        # A passage that names a place in the referent says it too: the MLS All-Star Game's passages name
+        # Colorado and Kansas, not the USA (read 34, ce-572d15bae6af64d5).
+        with_own = sum(tx.says(t, own) or _place_in_text(t, kind, own) is not None for t in texts)
         with_rival = max((sum(tx.says(t, r) for t in texts) for r in rivals), default=0)
         # A rare name counts too when every passage that says it says the referent and none a rival: 'MacArthur',
         # in one passage of the domain, with Japan (read 33, ce-382f73c533e99230).
@@ -249,12 +251,23 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
 
 
 def place_in(history: list[dict[str, str]], kind: str) -> tuple[str, str] | None:
-    """(place, container) when the history names a place that lies in one thing of `kind` (lexicon `located_in`):
-    'this country' after a talk about Maine is the United States (read 26, ce-74c962f2771ca6b1)."""
-    text = "\n".join(h["content"] for h in history)
-    for inner, outer, container in tx.lexicon().get("located_in", []):
-        if outer == kind and (named := tx.named_of_kind(text, inner)):
-            return named[0], container
+    """(place, container) when the history names a place that lies in one thing of `kind` (lexicon `located_in`
+    and `places_in`): 'this country' after a talk about Maine is the United States (read 26, ce-74c962f2771ca6b1),
+    after one about the wall in berlin Germany (read 32)."""
+    return _place_in_text("\n".join(h["content"] for h in history), kind)
+
+
+def _place_in_text(text: str, kind: str, container: str | None = None) -> tuple[str, str] | None:
+    """(place, container) for the first place the text names that lies in one thing of `kind` (in `container`,
+    when given)."""
+    for inner, outer, holder in tx.lexicon().get("located_in", []):
+        if outer == kind and (container is None or tx.same_thing(holder, container)) \
+                and (named := tx.named_of_kind(text, inner)):
+            return named[0], holder
+    for outer, holder, names in tx.lexicon().get("places_in", []):
+        if outer == kind and (container is None or tx.same_thing(holder, container)):
+            if said := next((n for n in names if tx.says(text, n)), None):
+                return said, holder
     return None
 
 

@@ -1123,12 +1123,17 @@ def substitute(text: str, phrase: str, name: str) -> str | None:
         # they go with it ('the surface of Io', not "of Jupiter's Io, Europa,"; read 33).
         after = after[appositive.end() :]
         before = re.sub(r"\b[A-Z][\w-]*(?:'s|’s)\s+$", "", before)
-    if _plural_phrase(phrase) and not re.search(r"[^s]s$", name):  # 'the Arizona Cardinals' may be plural
-        # 'Do US-based companies have to ...' read as IBM: 'Does IBM have to ...' (read 33).
-        before = re.sub(r"^(\s*)(do|are|were|have)(\s+)$", lambda a: a[1] + _SINGULAR_AUX[a[2].lower()] + a[3],
-                        before, flags=re.I)
-    out = without_name_article(before, name) + name + after
+    out = without_name_article(agree_auxiliary(before, phrase, name), name) + name + after
     return out[0].upper() + out[1:]
+
+
+def agree_auxiliary(before: str, phrase: str, name: str) -> str:
+    """The words before a plural phrase replaced by a singular name, with an opening auxiliary made singular: 'Do
+    US-based companies have to ...' read as IBM is 'Does IBM have to ...' (read 33)."""
+    if not _plural_phrase(phrase) or re.search(r"[^s]s$", name):  # 'the Arizona Cardinals' may be plural
+        return before
+    return re.sub(r"^(\s*)(do|are|were|have)(\s+)$", lambda a: a[1] + _SINGULAR_AUX[a[2].lower()] + a[3],
+                  before, flags=re.I)
 
 
 _SINGULAR_AUX = {"do": "does", "are": "is", "were": "was", "have": "has"}

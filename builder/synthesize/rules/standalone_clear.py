@@ -15,6 +15,12 @@ PERSONAL_PRONOUNS = frozenset({"it", "they", "them", "he", "him", "his", "she", 
 LEANS_BACK = ("what about ", "how about ", "and ", "or ", "same for ")
 
 
+_POINTED = re.compile(r"(?i)\b(?:the|this|that|these|those|which|other|another|some)\s+[a-z]|\bsome\W*$")
+# 'the difference with the dialog node': a comparison that says one of its two sides.
+_ONE_SIDED = re.compile(r"(?i)\bthe\s+differences?\s+(?:with|from|to)\b")
+_TWO_SIDES = re.compile(r"(?i)\b(?:between|vs\.?|versus|and)\b")
+
+
 def _names_something(query: str, texts: list[str]) -> bool:
     """A name, beyond a common word capitalized only because it opens the query ('Worker node'): the first word
     counts when the texts (the turn's passages) also capitalize it mid-sentence ('Kubernetes cluster')."""
@@ -36,7 +42,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "15"
+    version = "16"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -77,6 +83,15 @@ class StandaloneClear:
         if tx.not_understood(ctx.answer):
             # 'any example of code for cart ahh sauce rather?': the assistant could not tell what was asked (read 25).
             yield ctx.reject(method, "the assistant's reply says it did not understand the turn", query)
+            return
+        if len(tx.content_stems(query)) < 2 and not tx.names_in(query) and _POINTED.search(query):
+            # 'What is the value?', 'Which type can I create?': one common word, pointed at and named nowhere; which
+            # one only the talk before says (read 34). 'What is cryptoshredding?' stays.
+            yield ctx.reject(method, "standalone form points at one common word and names nothing", query)
+            return
+        if _ONE_SIDED.search(query) and not _TWO_SIDES.search(query):
+            # 'What is the difference with the dialog node?': the other side of the comparison was said before (read 34).
+            yield ctx.reject(method, "standalone form compares with one side only", query)
             return
         phrase = tx.unresolved_kind_phrase(query)
         if phrase:
