@@ -261,9 +261,11 @@ def _place_in_text(text: str, kind: str, container: str | None = None) -> tuple[
     """(place, container) for the first place the text names that lies in one thing of `kind` (in `container`,
     when given)."""
     for inner, outer, holder in tx.lexicon().get("located_in", []):
-        if outer == kind and (container is None or tx.same_thing(holder, container)) \
-                and (named := tx.named_of_kind(text, inner)):
-            return named[0], holder
+        if outer == kind and (container is None or tx.same_thing(holder, container)):
+            # the kind lexicon's names too: 'Chester , Pennsylvania' in a passage's table is no sentence
+            named = tx.named_of_kind(text, inner) or [n for n in tx.lexicon_names().get(inner, []) if tx.says(text, n)]
+            if named:
+                return named[0], holder
     for outer, holder, names in tx.lexicon().get("places_in", []):
         if outer == kind and (container is None or tx.same_thing(holder, container)):
             if said := next((n for n in names if tx.says(text, n)), None):
