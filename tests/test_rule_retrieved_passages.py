@@ -560,3 +560,15 @@ def test_a_history_that_says_one_readings_own_words_leaves_no_positive():
     # one shared word is chance: 'blood cells' says nothing of sickle cell disease
     diseases = [Option("Sickle cell disease", "", "d1"), Option("Huntington's disease", "", "d2")]
     assert _echoed("Bone marrow makes about 500 billion blood cells per day.", diseases, "disease") is None
+
+
+def test_a_kind_noun_that_opens_a_tables_field_label_names_nothing():
+    # read 35, ce-65e3cc9f89bd84dd: '2 : 05 p.m. MST Game weather : Played indoors' offered an 'MST Game'
+    from builder.synthesize.rules.retrieved_passages import Kind, kind_options
+
+    table = Passage("t", "Date : December 10 Game time : 2 : 05 p.m. MST Game weather : Played indoors", "2017 season")
+    names = [o.name for o in kind_options([table], Kind("game", "games"))]
+    assert "MST Game" not in names, names
+    named = [o.name for o in kind_options([Passage("a", "The MLS All-Star Game was played in July.", "MLS")],
+                                          Kind("game", "games"))]
+    assert "MLS All-Star Game" in named, named

@@ -348,9 +348,11 @@ def _head_word(name: str) -> str:
 def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     """Capitalized names ending in the kind noun ('Harvard University', "Huntington's disease")."""
     nouns = "|".join(sorted({re.escape(kind.noun), re.escape(kind.plural)}, key=len, reverse=True))
-    # Not when a name goes on after the kind noun: 'Copyright State of California' names no 'Copyright State'.
+    # Not when a name goes on after the kind noun: 'Copyright State of California' names no 'Copyright State'; nor
+    # when the kind noun opens a table's field label: '2 : 05 p.m. MST Game weather : ...' names no 'MST Game' (read 35).
     pattern = re.compile(
-        r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b(?!\s+[A-Z]|\s+of\s+[A-Z])"
+        r"((?:[A-Z][\w'’&\-]*\s+(?:(?:of|the|de|and)\s+)?){1,4})(?i:(" + nouns + r"))\b"
+        r"(?!\s+[A-Z]|\s+of\s+[A-Z]|\s+[a-z]+\s*:)"
     )
     out = []
     for m in pattern.finditer(sentence):
@@ -646,7 +648,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "17"
+    version: ClassVar[str] = "18"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
