@@ -786,3 +786,64 @@ def test_a_pronoun_question_in_a_fresh_chat_is_read_with_names_of_its_kind():
     assert fresh[0].interpretations[0] == "Should I stick to the Lite plan for now?"
     assert "Should I stick to the Enterprise plan for now?" in fresh[0].interpretations
     assert fresh[0].pair_id == plain[0].pair_id
+
+
+def test_a_name_whose_words_the_query_already_says_is_no_reading_of_its_kind_phrase():
+    # 'Is this plan available with the Enterprise account type?': the Enterprise account is the query's own
+    # words, no plan it could mean (read 35's flag; readings 'Is the Enterprise account available with the
+    # Enterprise account type?').
+    conv = Conversation("acct", "ibmcloud", [
+        Turn("user", "What plans does IBM Cloudant have?"), Turn("assistant", "A Lite plan and a Standard plan."),
+        Turn("user", "Is the Lite plan available with an Enterprise account?",
+             rewrite="Is the Lite plan available with the Enterprise account type in IBM Cloud?"),
+    ])
+    names = {"plan": ["Lite plan", "Enterprise account", "Standard plan"]}
+    out = list(KindSwitch(histories=1, empty_share=1.0).generate(_ctx(conv, 2, [DONOR], names)))
+    pos = [r for r in _records(out) if "plan available" in r.query and "Lite" not in r.query]
+    assert pos, [getattr(o, "reason", o) for o in out]
+    for r in pos:
+        assert r.interpretations == ["Is the Lite plan available with the Enterprise account type in IBM Cloud?",
+                                     "Is the Standard plan available with the Enterprise account type in IBM Cloud?"]
+    # With only one other plan left, there is nothing to read the question with.
+    alone = list(KindSwitch(histories=1, empty_share=1.0).generate(
+        _ctx(conv, 2, [DONOR], {"plan": ["Lite plan", "Enterprise account"]})))
+    assert not [r for r in _records(alone) if "plan available" in r.query and "Lite" not in r.query]
+
+
+def test_a_variant_of_a_name_already_read_is_no_other_reading_of_an_open_kind():
+    # 'Is tourism growing in this country?' read with Germany, West Germany and East Germany is one country three
+    # times (read 34's flag): a name whose words hold another's, or are held by it, is the same reading.
+    from builder.synthesize import kinds as kd
+
+    names = {"country": ["Germany", "West Germany", "India", "East Germany", "Italy"]}
+    ctx = _ctx(ONE_CLINIC, 2, block_names=names)
+    assert kd.pool_of_kind(ctx, "country") == ["Germany", "India", "Italy"]
+    # Names that only share the kind noun or a word with others are still rivals.
+    clinics = {"clinic": ["Causeway VA Clinic", "Jamaica Plain VA Clinic", "Brockton VA Clinic"]}
+    assert kd.pool_of_kind(_ctx(ONE_CLINIC, 2, block_names=clinics), "clinic") == clinics["clinic"]
+
+
+def test_standalone_clear_keeps_an_acronym_question_clear_only_where_a_talk_or_passages_say_which():
+    # read 35: 'What does OTS stand for?' kept clear in a fresh chat (ce-406b6cd140fef981); an acronym has many
+    # expansions, and with nothing before it nothing says which.
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    passage = Passage("p1", "OTS (Office of Thrift Supervision) regulated savings associations.", "OTS", True)
+    conv = Conversation("ots", "fiqa", [
+        Turn("user", "Who regulated savings and loans?"), Turn("assistant", "The OTS did, until 2011."),
+        Turn("user", "What does it stand for?", [passage], rewrite="What does OTS stand for?"),
+    ])
+    first = Conversation("ots1", "fiqa", [Turn("user", "What does OTS stand for?", [passage], rewrite="What does OTS stand for?")])
+    kept = []
+    for seed in range(12):
+        for c, turn in ((conv, 2), (first, 1)):
+            ctx = TurnContext(c, turn, c.user_turn_indices()[turn - 1], seed, "test", [DONOR])
+            kept += _records(StandaloneClear(post_share=1.0, switch_share=1.0).generate(ctx))
+    own = [{"role": t.role, "content": t.text} for t in conv.turns[:2]]
+    assert kept and all(r.setting == "post_retrieval" or r.history == own for r in kept)
+    assert {r.setting for r in kept} == {"pre_retrieval", "post_retrieval"}
+    assert not any(r.provenance.get("history_source") for r in kept), "no topic switch for an acronym question"
+    # A question that names its topic is unaffected.
+    named = Conversation("n", "fiqa", [Turn("user", "What does the OTS regulate?", [passage], rewrite="What does the OTS regulate?")])
+    ctx = TurnContext(named, 1, 0, 13, "test", [])
+    assert [r.setting for r in _records(StandaloneClear(post_share=1.0).generate(ctx))] == ["pre_retrieval", "post_retrieval"]

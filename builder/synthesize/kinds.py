@@ -345,9 +345,14 @@ def mentions_referent(history: list[dict[str, str]], ref: Referent, others: list
     return bool(distinctive & tx.content_stems("\n".join(h["content"] for h in history)))
 
 
-def pool(ctx: TurnContext, ref: Referent, limit: int = 6) -> list[str]:
-    """Names of the referent's kind from the block, then the domain: readings for an open kind phrase."""
-    return pool_of_kind(ctx, ref.kind, limit)
+def pool(ctx: TurnContext, ref: Referent, limit: int = 6, query: str = "") -> list[str]:
+    """Names of the referent's kind from the block, then the domain: readings for an open kind phrase. A name whose
+    words the query already says is no other reading of it ('Enterprise account' for 'this plan' in 'Is this plan
+    available with the Enterprise account type?')."""
+    if not query:
+        return pool_of_kind(ctx, ref.kind, limit)
+    said = tx.content_stems(query)
+    return [n for n in pool_of_kind(ctx, ref.kind, limit + 4) if not tx.content_stems(n) <= said][:limit]
 
 
 def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
@@ -365,9 +370,16 @@ def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
                 return out
             if source is lexicon and not _domain_says(ctx, name):
                 continue  # '401(k)' is a plan of fiqa's passages, no reading of 'the plan' in IBM Cloud's docs
-            if not any(tx.same_thing(name, o) for o in out):
+            if not any(tx.same_thing(name, o) or _variant(name, o, kind) for o in out):
                 out.append(tx.kind_named(name, kind))
     return out
+
+
+def _variant(name: str, other: str, kind: str) -> bool:
+    """One name's words, the kind noun aside, are all in the other's: 'West Germany' is no reading beside 'Germany'
+    (three readings of one country, read 34), nor 'Causeway VA Clinic' beside a 'VA clinic' already read."""
+    a, b = tx.content_stems(name) - {kind}, tx.content_stems(other) - {kind}
+    return bool(a and b) and (a <= b or b <= a)
 
 
 def _domain_says(ctx: TurnContext, name: str) -> bool:

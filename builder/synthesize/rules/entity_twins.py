@@ -30,7 +30,7 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "17"
+    version = "18"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
@@ -67,7 +67,8 @@ class EntityTwins:
             # (the topic switches, after a block-mate's history, stay sized to about a quarter).
             options = [n for n in kd.pool_of_kind(ctx, entity.head) if not tx.same_thing(n, entity.text)
                        and not tx.same_thing(n, tx.clean_name(entity.text))
-                       and not tx.content_stems(n) <= tx.content_stems(entity.text)]  # 'The Office' / 'Office series'
+                       and not tx.content_stems(n) <= tx.content_stems(entity.text)  # 'The Office' / 'Office series'
+                       and not tx.content_stems(n) <= tx.content_stems(generic)]  # 'Enterprise account' for 'the plan'
             fresh_only = bool(options)
 
         def resolves(text: str) -> bool:

@@ -57,7 +57,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "15"
+    version = "16"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -121,7 +121,7 @@ class KindReference:
         if found.get("none") and default:
             yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
         elif found.get("none") and ctx.rng(f"{method}|open|{slot}").random() < self.open_share:
-            names = kd.pool(ctx, ref)
+            names = kd.pool(ctx, ref, query=kq.query)
             if len(names) < 2:
                 yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
             for cut, history, _ in _spread(found["none"], self.prefixes) if len(names) >= 2 else []:

@@ -16,7 +16,7 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "12"
+    version = "13"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
@@ -53,7 +53,7 @@ class KindSwitch:
         if default:
             yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)
             return
-        names = kd.pool(ctx, ref)
+        names = kd.pool(ctx, ref, query=kq.query)
         known = kd.known_names(ctx, ref.kind)
 
         def resolves(text: str) -> bool:

@@ -19,6 +19,9 @@ _POINTED = re.compile(r"(?i)\b(?:the|this|that|these|those|which|other|another|s
 # 'the difference with the dialog node': a comparison that says one of its two sides.
 _ONE_SIDED = re.compile(r"(?i)\bthe\s+differences?\s+(?:with|from|to)\b")
 _TWO_SIDES = re.compile(r"(?i)\b(?:between|vs\.?|versus|and)\b")
+# 'What does OTS stand for?': an acronym has many expansions; only the talk before or the passages say which.
+_ACRONYM_ASKED = re.compile(r"(?i:\s*what\s+(?:does|do|is)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+)?)"
+                            r"[A-Z][A-Z0-9]{1,5}s?(?i:\s+(?:stand\s+for|mean)\b)")
 
 
 def _names_something(query: str, texts: list[str]) -> bool:
@@ -42,11 +45,12 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "16"
+    version = "17"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
-                "relevant passages: an easy negative. A full question after a topic switch is clear.")
+                "relevant passages: an easy negative. A full question after a topic switch is clear; a question "
+                "asking what an acronym stands for is clear only after its own talk or over its passages.")
 
     def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
         for key, value in (("post_share", post_share), ("switch_share", switch_share)):
@@ -105,12 +109,15 @@ class StandaloneClear:
         # Only a question that names its topic is clear after a talk about something else: 'How can I get
         # enforcement support?' after a compost talk leaves open what is enforced (read 21); 'Retention time for
         # conversations?' after a VPC talk, whose capital opens the query and names nothing, leaves open whose (read 26).
-        if switch.random() < self.switch_share and _names_something(query, texts):
+        acronym = bool(_ACRONYM_ASKED.match(query))
+        if switch.random() < self.switch_share and _names_something(query, texts) and not acronym:
             donor, where = donor_history(ctx, switch, empty_share=0.0)
             if donor:
                 history, source = donor, where
         docs = [p.as_document() for p in ctx.relevant_passages()[:3]]
         settings = ["pre_retrieval"] + (["post_retrieval"] if docs and rng.random() < self.post_share else [])
+        if acronym and not history:
+            settings.remove("pre_retrieval")  # in a fresh chat nothing says which expansion (read 35)
         for setting in settings:
             post = setting == "post_retrieval"
             yield Record(
