@@ -1013,3 +1013,41 @@ def test_a_reading_drops_a_doubled_article_and_agrees_its_auxiliary():
     got = generalize(_ctx(_conv("office", [Turn("user", q, rewrite=q)]), 1), "test")
     assert not isinstance(got, Rejection), got
     assert with_referent(got, "The Simpsons") == "Who was the arch rival to The Simpsons?"
+
+
+def test_a_fragment_is_a_noun_phrase_of_a_question_a_person_types():
+    # read 36: 'press conference?' of a rewrite that asks nothing ('Office of the New York State Attorney General
+    # press conference', ce-fe5b93768d933df3), 'pattern day?' cut from 'pattern day trading', 'two months?'.
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    def fragment_outputs(rewrite, entity_text="Letitia James"):
+        conv = _conv("ag", [
+            Turn("user", f"Tell me about {entity_text}.", rewrite=f"Tell me about {entity_text}."),
+            Turn("assistant", f"{entity_text} is often in the news."),
+            Turn("user", "and?", [Passage("a1", f"{entity_text} held a press conference.", entity_text, True)], rewrite=rewrite),
+        ])
+        return list(FragmentTwins(positive_share=1.0).generate(_ctx(conv, 2, names={"person": [entity_text, "Andrew Cuomo"]})))
+
+    for rewrite, reason in ((f"Letitia James press conference", "no question or request"),
+                            ("Do the SEC rules on pattern day trading apply to Letitia James?", "cuts 'trading'"),
+                            ("Can Letitia James schedule a status change in two months?", "keeps a number")):
+        out = fragment_outputs(rewrite)
+        assert not [o for o in out if isinstance(o, Record)], rewrite
+        assert any(reason in o.reason for o in out if isinstance(o, Rejection)), (rewrite, out)
+    # The same fragment of a question is a hard negative after the talk that names Letitia James.
+    kept = fragment_outputs("When is the next press conference of Letitia James?")
+    assert [o.query for o in kept if isinstance(o, Record) and not o.needs_clarification] == ["press conference?"], kept
+
+
+def test_a_plural_kind_noun_after_its_modifier_names_a_class_not_a_thing():
+    # read 36, ce-ffbde561ed30271d: 'Have any European teams participated in the MLS All-Star Games?' made 'Have any
+    # teams participated ...?', read with 'Have any Arizona Cardinals participated ...?'.
+    from builder.synthesize.generic import _not_a_kind_name
+
+    q = "Have any European teams participated in the MLS All-Star Games?"
+    entity = tx.key_entity(q, [], [])
+    assert entity.text == "European teams"
+    assert "names a class of teams" in _not_a_kind_name(q, entity)
+    # One named thing of the kind is still a name: 'the Penobscot River', 'The Office series'.
+    for q in ("Where does the Penobscot River start?", "Who was the arch rival to The Office series?"):
+        assert not _not_a_kind_name(q, tx.key_entity(q, [], [])), q

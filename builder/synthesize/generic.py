@@ -115,6 +115,10 @@ def _not_a_kind_name(standalone: str, entity: tx.Entity) -> str:
         return f"'{toks[-1]}' follows 'do' and the plural name '{toks[-2]}': a verb, not a kind noun"
     if any(w.lower() in _QUANTIFIERS for w in toks[:-1]):
         return f"'{entity.text}' counts things of the kind; it names none"
+    if toks[-1].islower() and tx.stem(toks[-1]) == entity.head and toks[-1].lower() != entity.head:
+        # 'Have any European teams participated ...?': a plural kind noun after its modifier names a class of
+        # things, no one name to read with others ('Have any Arizona Cardinals participated', read 36).
+        return f"'{entity.text}' names a class of {toks[-1]}, no one of them"
     return ""
 
 

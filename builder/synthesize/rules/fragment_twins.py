@@ -21,14 +21,15 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "12"
+    version = "13"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
                 "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
                 "whose readings are the rewrite with names of the entity's kind; its clarification asks openly. No "
-                "fragment that keeps a verb cut from its object ('industry earn?').")
+                "fragment that keeps a verb cut from its object ('industry earn?'), a number ('two months?') or cuts a compound "
+                "('pattern day?' of 'pattern day trading'), and none of a rewrite that asks nothing.")
 
     def __init__(self, positive_share: float = 0.3) -> None:
         self.positive_share = positive_share  # fragments are at most a tenth of the positives
@@ -44,6 +45,17 @@ class FragmentTwins:
         fragment = tx.keyword_fragment(ctx.standalone, entity.text, max_words=2)
         if not fragment:
             yield ctx.reject(method, "nothing left after removing the entity", ctx.standalone)
+            return
+        if not tx.is_question(ctx.standalone):
+            # 'press conference?' of 'Office of the New York State Attorney General press conference': the rewrite
+            # asks nothing, so after its history the topic is settled but not the request (read 36).
+            yield ctx.reject(method, "the rewrite is no question or request; a fragment of it asks nothing", fragment)
+            return
+        cut = _cut_from(fragment, ctx.standalone)
+        if cut:
+            # 'pattern day?' of '... pattern day trading ...', 'two months?' of '... deprecated in two months': no
+            # noun phrase a person types (read 36).
+            yield ctx.reject(method, cut, fragment)
             return
         verb = _verb_in(fragment, ctx.standalone)
         if verb:
@@ -113,4 +125,20 @@ def _verb_in(fragment: str, query: str) -> str | None:
     for w in tx.words(fragment):
         if re.search(rf"(?i)\b{re.escape(w)}\s+{_DETERMINER}\b", query):
             return w
+    return None
+
+
+_NUMBER = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand "
+                    "million billion".split())
+
+
+def _cut_from(fragment: str, query: str) -> str | None:
+    """Why the fragment is no noun phrase of the query: it holds a number ('two months?', '3x3x3 feet?'), or the
+    query goes on with an '-ing' noun it cut off ('pattern day?' of 'pattern day trading')."""
+    ws = tx.words(fragment)
+    if any(any(ch.isdigit() for ch in w) or w.lower() in _NUMBER for w in ws):
+        return "the fragment keeps a number; it is no keyword query"
+    after = re.search(rf"(?i)\b{re.escape(' '.join(ws))}\s+([a-z]+ing)\b", query)
+    if after and after.group(1).lower() not in tx.stopwords():
+        return f"the fragment cuts '{after.group(1)}' off its noun phrase"
     return None
