@@ -45,18 +45,24 @@ def placeholder_hits(records: list[dict]) -> list[tuple[str, str, str]]:
             lowered = [x.strip().rstrip("?.").lower() for x in r["interpretations"]]
             if len(set(lowered)) < len(lowered):
                 hits.append((r["id"], "interpretation", "two readings are the same"))
+            if r["query"].strip().rstrip("?.").lower() in lowered:
+                # 'Will there be a return result using this sdk?' read as '... this SDK?': the open query itself
+                hits.append((r["id"], "interpretation", "a reading is the query itself"))
     return hits
 
 
 def test_the_scan_catches_placeholders():
-    bad = {"id": "x", "needs_clarification": True, "interpretations": ["How deep is it?", "How deep is it? (meaning Lake Tahoe)"],
+    bad = {"id": "x", "needs_clarification": True, "query": "How deep is it?", "interpretations": ["How deep is it?", "How deep is it? (meaning Lake Tahoe)"],
            "target": {"clarification": "What does \"there\" refer to in your question?"}}
     kinds = {kind for _, kind, _ in placeholder_hits([bad])}
     assert kinds == {"interpretation", "clarification"}
+    echo = dict(bad, query="Is this SDK free?", interpretations=["Is this sdk free?", "Is the Swift SDK free?"],
+                target={"clarification": "Which SDK do you mean?"})
+    assert [what for _, _, what in placeholder_hits([echo])] == ["a reading is the query itself"]
     talk = dict(bad, interpretations=["How deep is Lake Tahoe?"],
                 target={"clarification": "Which lake do you mean? The passages cover more than one."})
     assert [kind for _, kind, _ in placeholder_hits([talk])] == ["clarification"]
-    good = {"id": "y", "needs_clarification": True,
+    good = {"id": "y", "needs_clarification": True, "query": "Does this clinic offer therapy?",
             "interpretations": ["Does the Causeway VA Clinic offer therapy?", "Does the Brockton VA Clinic offer therapy?"],
             "target": {"clarification": "Are you asking about Causeway VA Clinic, Brockton VA Clinic, or something else?"}}
     assert placeholder_hits([good]) == []

@@ -1051,3 +1051,15 @@ def test_a_plural_kind_noun_after_its_modifier_names_a_class_not_a_thing():
     # One named thing of the kind is still a name: 'the Penobscot River', 'The Office series'.
     for q in ("Where does the Penobscot River start?", "Who was the arch rival to The Office series?"):
         assert not _not_a_kind_name(q, tx.key_entity(q, [], [])), q
+
+
+def test_the_kind_word_itself_capitalized_is_no_name_to_generalize():
+    # read 37, ce-2dbe7b3460a806af: 'Will there be a return result using this SDK?' made '... this sdk?', read as
+    # the query itself; 'the Moon' made 'the moon'.
+    from builder.synthesize.generic import _not_a_kind_name
+
+    for q in ("Will there be a return result using this SDK?", "Why is it safe to look at the Moon during an eclipse?"):
+        entity = tx.key_entity(q, [], [])
+        assert "itself" in _not_a_kind_name(q, entity), (q, entity)
+    for q in ("Does the Swift SDK return a result?", "Is there a cure for Huntington's disease?"):
+        assert not _not_a_kind_name(q, tx.key_entity(q, [], [])), q

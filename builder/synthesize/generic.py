@@ -106,6 +106,11 @@ def _not_a_kind_name(standalone: str, entity: tx.Entity) -> str:
     after 'do' and a plural name the kind noun is the verb ('Where do the play'); 'Name two spacecraft': a number
     says how many, not which (read 33)."""
     toks = tx.words(entity.text)
+    bare = re.sub(r"(?i)^(?:the|a|an|this|that|these|those)\s+", "", entity.text.strip()).lower()
+    if bare in (entity.head, tx.plural(entity.head).lower()):
+        # 'the Moon', 'this SDK', 'the Office of ...': the kind's own word, capitalized, names nothing beside it; its
+        # generic form is the query again ('Will there be a return result using this sdk?', read 37).
+        return f"'{entity.text}' is the word '{entity.head}' itself; no name to read with others"
     if len(toks) < 2:
         return ""
     before = tx.words(standalone[: entity.start])

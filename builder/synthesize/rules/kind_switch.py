@@ -31,8 +31,8 @@ class KindSwitch:
     def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2,
                  fresh_retrieved_share: float = 0.0, switch_retrieved_share: float = 0.0) -> None:
         self.fresh_retrieved_share = checked_retrieved_share("kind_switch", fresh_retrieved_share)
-        # A share of the switches after a history also over retrieved passages: kept small, since the switches
-        # are already over a quarter of the stitched positives.
+        # A share of the switches after a history also over retrieved passages. Each raises the switches' share of
+        # the stitched positives (over a quarter already); the MTRAG config spends it to keep the positive floor.
         self.switch_retrieved_share = checked_retrieved_share("kind_switch", switch_retrieved_share)
         self.needs_corpus = fresh_retrieved_share > 0 or switch_retrieved_share > 0
         self.histories = histories  # block-mate histories tried per turn (each gives one record)
