@@ -370,12 +370,12 @@ def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
                 return out
             if source is lexicon and not _domain_says(ctx, name):
                 continue  # '401(k)' is a plan of fiqa's passages, no reading of 'the plan' in IBM Cloud's docs
-            if not any(tx.same_thing(name, o) or _variant(name, o, kind) for o in out):
+            if not any(tx.same_thing(name, o) or variant(name, o, kind) for o in out):
                 out.append(tx.kind_named(name, kind))
     return out
 
 
-def _variant(name: str, other: str, kind: str) -> bool:
+def variant(name: str, other: str, kind: str) -> bool:
     """One name's words, the kind noun aside, are all in the other's: 'West Germany' is no reading beside 'Germany'
     (three readings of one country, read 34), nor 'Causeway VA Clinic' beside a 'VA clinic' already read."""
     a, b = tx.content_stems(name) - {kind}, tx.content_stems(other) - {kind}
@@ -498,7 +498,7 @@ def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
         return True
     # Said once by the user, by no one else but in passing: the answers keep to it ('it' after a talk on Juno's
     # and Galileo's Jupiter findings whose answer compares one moon with Mars; read 24, ce-c7792ee90b487118).
-    sentences = [s for h in history for s in _SENTENCE_END.split(h["content"])]
+    sentences = [s for h in history for s in tx.sentences(h["content"])]
     said = [sum(tx.says(s, n) for s in sentences) for n in names]
     top = said[by_user.index(counts[-1])]
     return top >= 3 and all(top >= 3 * c for i, c in enumerate(said) if by_user[i] == 0)
@@ -517,9 +517,6 @@ def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
     return [] if topic_singles_out(history, found) else found
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
 def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[str]) -> str | None:
     """The one candidate that the history says beside the names the question keeps, in the same sentences, when
     it says no other candidate there: 'Did Juno and Galileo find cyclones on it?' after a talk where Juno and Galileo
@@ -530,13 +527,13 @@ def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[s
     kept = [k for n in tx.names_in(query) for k in re.split(r"\s+(?:and|&)\s+", n)
             if not any(tx.same_thing(k, c) for c in names) and k not in brands]
     if kept:
-        sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if any(tx.mentions(s, k) for k in kept)]
+        sentences = [s for h in history for s in tx.sentences(h["content"]) if any(tx.mentions(s, k) for k in kept)]
     else:
         # No name kept: the question's own content words, two or more in a sentence ('What kind of support is
         # available for the account type?' after a talk whose support sentences are all about one account).
         own = (tx.content_stems(query) - set().union(*(tx.content_stems(n) for n in names))
                - {tx.stem(w) for w in tx.anaphora()})
-        sentences = [s for h in history for s in _SENTENCE_END.split(h["content"]) if len(tx.content_stems(s) & own) >= 2]
+        sentences = [s for h in history for s in tx.sentences(h["content"]) if len(tx.content_stems(s) & own) >= 2]
         # A sentence that says three or more of the question's words of one candidate only ('France ... a large
         # budget deficit and a large public debt' for 'your claim about its budget deficit and public debt'; read 30,
         # ce-6ebeedc8fd6ee223) ties the question to it, when no such sentence says another.

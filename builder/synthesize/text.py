@@ -226,6 +226,14 @@ def mentions_any(text: str, phrase: str) -> bool:
     return bool(need & content_stems(text))
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut at sentence ends and line breaks."""
+    return _SENTENCE_END.split(text)
+
+
 def added_referent(original: str, rewrite: str, things_only: bool = True) -> str | None:
     """The phrase the standalone rewrite adds to the original turn: what the turn left implicit.
 

@@ -23,15 +23,15 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "15"
+    version = "16"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
                 "last exchange names two or more, or none and the turns before it two or more): an unresolved_reference "
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
                 "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
-                "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block, whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
-                "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
+                "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block (else the domain), whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
+                "passages BM25 finds for the question's own words in the domain's pool; the label stands, except that passages naming exactly one of two or more candidates the history names settle it (a hard negative resolved by the documents; the positive is then asked over a larger top-k that names two or more, if one does).")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0,
                  fresh_share: float = 0.0) -> None:
@@ -91,12 +91,19 @@ class PronounReference:
 
     def _fresh(self, ctx: TurnContext, kq: kd.KindQuery, ref: kd.Referent, pair: str, slot: int) -> Iterator[Record | Rejection]:
         """The pronoun question as a chat's first words ('Can you tell me about its virtualization aspect?'):
-        nothing is in view for it to mean, so it is read with the referent and other names of its kind."""
+        nothing is in view for it to mean, so it is read with the referent and other names of its kind asked about in
+        the block (or, when the block asks about no other, in the domain)."""
         own = tx.clean_name(ref.name)
-        # Only names asked about in the block: the domain's or the lexicon's may be of another sense of the kind
-        # ('Can you get free tests if you have 401(k)?' for a health plan).
-        names = [own] + [tx.kind_named(n, ref.kind) for n in ctx.block_names.get(ref.kind, []) if not tx.same_thing(n, own)]
-        names = [n for i, n in enumerate(names) if not any(tx.same_thing(n, o) for o in names[:i])]
+        # Names asked about in the block, else in the domain; not the lexicon's, which may be of another sense of the
+        # kind ('Can you get free tests if you have 401(k)?' for a health plan).
+        asked = ctx.block_names.get(ref.kind, [])
+        if not [n for n in asked if not tx.same_thing(n, own)]:
+            asked = ctx.domain_names.get(ref.kind, [])
+        said = tx.content_stems(kq.query)  # a name the question already says is no other reading of its pronoun
+        names = [own] + [tx.kind_named(n, ref.kind) for n in asked
+                         if not tx.same_thing(n, own) and not tx.content_stems(n) <= said]
+        # 'West Germany' beside 'Germany' is no other reading (read 38, ce-e3710f60c598c8de).
+        names = [n for i, n in enumerate(names) if not any(tx.same_thing(n, o) or kd.variant(n, o, ref.kind) for o in names[:i])]
         if len(names) < 2:
             yield ctx.reject(self.name, f"fewer than two names of the kind '{ref.kind}' to read the fresh question with", kq.query)
             return
