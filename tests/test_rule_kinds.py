@@ -1,7 +1,5 @@
 """The kind-reference generators (kind_reference, kind_switch, pronoun_reference) and their text helpers."""
 
-from dataclasses import replace
-
 from builder.conversation import Conversation, Passage, Turn
 from builder.record import Record
 from builder.synthesize import text as tx
@@ -817,6 +815,28 @@ def test_a_fresh_pronoun_question_is_read_with_the_domains_names_when_the_block_
     assert record.interpretations == ["Should I stick to the Lite plan for now?", "Should I stick to the Standard plan for now?"]
 
 
+def test_a_fresh_pronoun_question_that_keeps_words_of_its_referent_is_no_positive():
+    # Read 39, ce-55260dbced112293: 'Can I configure it for mobile to work with different installations of Cloud
+    # Functions?' (from 'the IBM Cloud Functions SDK for mobile') says which SDK; it was read with a Python SDK too.
+    conv = Conversation("sdk", "ibmcloud", [
+        Turn("user", "What SDKs are there?"), Turn("assistant", "The IBM Cloud Functions SDK and the Python SDK."),
+        Turn("user", "Can I configure the mobile one?",
+             rewrite="Can I configure the IBM Cloud Functions SDK for mobile to work with different installations of Cloud Functions?"),
+    ])
+    names = {"sdk": ["IBM Cloud Functions SDK", "Python SDK"]}
+    out = list(PronounReference(fresh_share=1.0).generate(_ctx(conv, 2, block_names=names)))
+    assert not [r for r in _records(out) if not r.history]
+    assert any("own words ('function') say which" in o.reason for o in out if isinstance(o, Rejection))
+    # The maker's name alone ('IBM Cloud') says nothing of which of its products.
+    conv = Conversation("sdk2", "ibmcloud", [
+        Turn("user", "What SDKs are there?"), Turn("assistant", "The IBM Cloud Functions SDK and the Python SDK."),
+        Turn("user", "Is the mobile one extra?",
+             rewrite="Is there an additional charge for using the IBM Cloud Functions SDK for mobile in IBM Cloud?"),
+    ])
+    fresh = [r for r in _records(PronounReference(fresh_share=1.0).generate(_ctx(conv, 2, block_names=names))) if not r.history]
+    assert [r.query for r in fresh] == ["Is there an additional charge for using it for mobile in IBM Cloud?"]
+
+
 def test_a_name_whose_words_the_query_already_says_is_no_reading_of_its_kind_phrase():
     # 'Is this plan available with the Enterprise account type?': the Enterprise account is the query's own
     # words, no plan it could mean (read 35's flag; readings 'Is the Enterprise account available with the
@@ -877,109 +897,3 @@ def test_standalone_clear_keeps_an_acronym_question_clear_only_where_a_talk_or_p
     ctx = TurnContext(named, 1, 0, 13, "test", [])
     assert [r.setting for r in _records(StandaloneClear(post_share=1.0).generate(ctx))] == ["pre_retrieval", "post_retrieval"]
 
-
-def _taxes_ctx(pool_passages):
-    """The FTC and the IRS both named in the talk; 'this agency' then asks about one of them."""
-    from builder.synthesize.corpus import Corpus
-
-    conv = Conversation("scam", "govt", [
-        Turn("user", "Who handles identity theft reports?", rewrite="Who handles identity theft reports?"),
-        Turn("assistant", "The FTC takes identity theft reports, and the IRS handles tax-related identity theft."),
-        Turn("user", "Are scammers targeting people in their taxes to the IRS?",
-             [Passage("own", "The IRS warns of tax scams.", "IRS tax scams", True)],
-             rewrite="Are scammers targeting people in their taxes to the IRS?"),
-    ])
-    pool = Conversation("pool", "govt", [Turn("user", "Scams?", pool_passages)])
-    return TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], corpus=Corpus.from_conversations([conv, pool]))
-
-
-def _agency_positive(ctx):
-    from builder.synthesize import kinds as kd
-
-    return Record(domain="govt", setting="pre_retrieval", history=ctx.history,
-                  query="Are scammers targeting people in their taxes to this agency?", documents=[],
-                  needs_clarification=True, category="multiple_interpretations",
-                  interpretations=["Are scammers targeting people in their taxes to the FTC?",
-                                   "Are scammers targeting people in their taxes to the IRS?"],
-                  target={"clarification": "Do you mean the FTC or the IRS?"}, pair_id="pair-x",
-                  provenance=ctx.provenance("kind_reference", "17", history_source={"conversation_id": "scam", "turns": 2}))
-
-
-def test_passages_naming_one_of_the_candidates_the_history_left_open_settle_the_copy():
-    # Read 38, ce-e08d7ca425a058d2: 'their taxes to this agency' after the FTC and the IRS, over passages about IRS
-    # tax scams only: the talk names the IRS and the search found only it, so a reader takes the IRS.
-    from builder.synthesize.context import retrieved_copies
-    from builder.validate import validate
-
-    ctx = _taxes_ctx([Passage("i1", "Scammers are targeting people in their taxes: the IRS warns taxpayers.", "IRS alerts")])
-    record = _agency_positive(ctx)
-    (copy,) = retrieved_copies(ctx, record, 1.0, ks=(1,))
-    assert copy.setting == "post_retrieval" and [d["id"] for d in copy.documents] == ["i1"]
-    assert (copy.needs_clarification, copy.category, copy.target) == (False, "hard_negative", {"clarification": "CLEAR"})
-    assert copy.interpretations == ["Are scammers targeting people in their taxes to the IRS?"]
-    assert copy.resolution == {"source": "documents", "turn_index": None, "document_id": "i1", "referent": "IRS",
-                               "resolved_query": "Are scammers targeting people in their taxes to the IRS?"}
-    assert copy.clarification_pattern is None
-    valid, quarantined = validate([copy.to_dict()])
-    assert quarantined == [] and len(valid) == 1
-
-
-def test_passages_naming_two_candidates_or_none_leave_the_copy_open():
-    from builder.synthesize.context import retrieved_copies
-
-    both = _taxes_ctx([Passage("b1", "Scammers target taxes: the IRS and the FTC both warn people.", "Tax scams")])
-    (copy,) = retrieved_copies(both, _agency_positive(both), 1.0, ks=(1,))
-    assert copy.needs_clarification and copy.category == "multiple_interpretations" and len(copy.interpretations) == 2
-    neither = _taxes_ctx([Passage("n1", "Scammers target people in their taxes with fake refund letters.", "Tax scams")])
-    (copy,) = retrieved_copies(neither, _agency_positive(neither), 1.0, ks=(1,))
-    assert copy.needs_clarification and [d["id"] for d in copy.documents] == ["n1"]
-    # A negative's copy keeps its label whatever the passages name.
-    neg = replace(_agency_positive(both), needs_clarification=False, category="hard_negative",
-                  interpretations=["Are scammers targeting people in their taxes to the IRS?"],
-                  target={"clarification": "CLEAR"}, id="")
-    (copy,) = retrieved_copies(both, neg, 1.0, ks=(1,))
-    assert not copy.needs_clarification
-
-
-def test_a_candidate_said_once_in_passing_does_not_settle_the_copy():
-    # The passage says the IRS once, in a sentence about something else: it is not about the IRS.
-    from builder.synthesize.context import retrieved_copies
-
-    ctx = _taxes_ctx([Passage("p1", "Scammers are targeting people in their taxes with fake charity calls.\n"
-                              "Report them; the IRS has a page too.", "Charity scams")])
-    (copy,) = retrieved_copies(ctx, _agency_positive(ctx), 1.0, ks=(1,))
-    assert copy.needs_clarification and copy.category == "multiple_interpretations"
-    titled = _taxes_ctx([Passage("t1", "Scammers are targeting people in their taxes.", "IRS warning")])
-    (copy,) = retrieved_copies(titled, _agency_positive(titled), 1.0, ks=(1,))
-    assert not copy.needs_clarification  # a title that names it: the passage is about it
-
-
-def test_the_positive_is_asked_again_over_a_wider_top_k_that_names_two_candidates():
-    from builder.synthesize.context import retrieved_copies, wider_copy, with_retrieval
-
-    ctx = _taxes_ctx([
-        Passage("i1", "Scammers are targeting people in their taxes: the IRS warns taxpayers.", "IRS alerts"),
-        Passage("f1", "The FTC collects reports about scammers.", "FTC reports"),
-        Passage("x1", "Scammers call people about taxes.", "Phone scams"),
-    ])
-    record = _agency_positive(ctx)
-    (negative,) = retrieved_copies(ctx, record, 1.0, ks=(1,))  # no larger k to try
-    assert not negative.needs_clarification and [d["id"] for d in negative.documents] == ["i1"]
-    narrow = with_retrieval(ctx, record, 1.0, (1,))
-    wide = wider_copy(ctx, narrow, ["FTC", "IRS"], (1, 2, 3))
-    assert wide.needs_clarification and wide.interpretations == record.interpretations
-    assert wide.provenance["retrieval"]["k"] == 3 == len(wide.documents)  # k=2 names only the IRS
-    assert {d["id"] for d in wide.documents} == {"i1", "f1", "x1"} and wide.id not in (narrow.id, record.id)
-    assert wide.pair_id == negative.pair_id  # the two copies differ only in their passages: a contrastive pair
-    assert wider_copy(ctx, narrow, ["FTC", "IRS"], (1, 8)) is None  # the pool holds fewer than 8 passages for the words
-
-
-def test_reading_names_are_the_names_readings_differ_by():
-    from builder.synthesize.context import reading_names
-
-    assert reading_names(["Why did the Roman Empire fall?", "Why did the Byzantine Empire fall?"]) == ["Roman", "Byzantine"]
-    assert reading_names(["Is my Roth IRA taxed?", "Is my Roman account taxed?"]) == ["Roth IRA", "Roman account"]
-    # Kinds, not names ('primary' sources): passages say such words without meaning one of them.
-    assert reading_names(["Can primary sources be used?", "Can archaeological sources be used?"]) == []
-    assert reading_names(["Is COVID-19 over?", "Is Covid over?"]) == []  # aliases: one reading
-    assert reading_names(["Only one reading?"]) == []

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import re
 from dataclasses import dataclass, field, replace
@@ -225,7 +224,7 @@ def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int
     finds for its own words in the domain's pool (never the turn's own passages: the named query found those).
 
     The label stands. Passages retrieved for vague words ('this clinic') do not single out what the chat left
-    open (but see `retrieved_copies`), and do not unsettle the one thing of the kind the chat named."""
+    open, and do not unsettle the one thing of the kind the chat named."""
     if ctx.corpus is None or share <= 0.0:
         return None
     rng = ctx.rng(f"{record.provenance['method']}|retrieval|{record.id}")
@@ -252,101 +251,9 @@ def checked_retrieved_share(name: str, value: float) -> float:
 
 
 def also_retrieved(ctx: TurnContext, outputs: Iterable[Record | Rejection], share: float) -> Iterator[Record | Rejection]:
-    """Each output, and after each record its post-retrieval copies (`retrieved_copies`) where one is drawn."""
+    """Each output, and after each record its post-retrieval copy (`with_retrieval`) where one is drawn."""
     for out in outputs:
         yield out
-        if isinstance(out, Record):
-            yield from retrieved_copies(ctx, out, share)
-
-
-def retrieved_copies(ctx: TurnContext, record: Record, share: float, ks: tuple[int, ...] = RETRIEVAL_KS) -> list[Record]:
-    """The post-retrieval copy of a record (`with_retrieval`), where one is drawn. A positive whose history names two
-    or more of its readings' candidates, over passages that name exactly one of them, is settled by the passages: the
-    talk names that one and the search found only it ('their taxes to this agency' after the FTC and the IRS, over
-    IRS passages: read 38, ce-e08d7ca425a058d2). That copy is a hard negative resolved by the documents; the positive
-    is asked over the smallest larger top-k (up to `WIDEST_K`) that names two or more of them, if any does."""
-    copy = with_retrieval(ctx, record, share, ks)
-    if copy is None or not record.needs_clarification:
-        return [copy] if copy is not None else []
-    history = "\n".join(h["content"] for h in record.history)
-    names = [n for n in reading_names(record.interpretations) if tx.says(history, n)]
-    said = named_in_documents(copy.documents, names)
-    if len(names) < 2 or len(said) != 1 or not _featured(copy.documents, said[0]):
-        return [copy]
-    wider = wider_copy(ctx, copy, names, (*ks, WIDEST_K))
-    return [resolved_by_documents(copy, record, said[0])] + ([wider] if wider is not None else [])
-
-
-# The most passages a copy is asked over when the drawn top-k named only one candidate (retrieved_passages shows 10 too).
-WIDEST_K = 10
-
-
-def wider_copy(ctx: TurnContext, copy: Record, names: list[str], ks: tuple[int, ...]) -> Record | None:
-    """The copy over the smallest top-k larger than its own whose passages name two or more of `names`."""
-    for k in sorted({k for k in ks if k > copy.provenance["retrieval"]["k"]}):
-        hits = ctx.corpus.search(ctx.conv.domain, copy.query, k, exclude=[p.id for p in ctx.passages])
-        if len(hits) < k:
-            return None  # the pool has no more passages for these words
-        documents = [p.as_document() for p in hits]
-        if len(named_in_documents(documents, names)) >= 2:
-            provenance = dict(copy.provenance, retrieval=dict(copy.provenance["retrieval"], k=k))
-            return replace(copy, documents=documents, provenance=provenance, id="")
-    return None
-
-
-def reading_names(interpretations: list[str]) -> list[str]:
-    """The names by which two or more readings differ ('... explore Jupiter.' / '... explore Mars.' -> Jupiter, Mars),
-    aliases once."""
-    out: list[str] = []
-    for name in _names_per_reading(interpretations):
-        if not any(tx.same_thing(name, o) for o in out):
-            out.append(name)
-    return out if len(out) >= 2 else []
-
-
-def _names_per_reading(interpretations: list[str]) -> list[str]:
-    """The name each reading puts where the others put theirs; [] when they differ by more or other than a name.
-    Only names (a capital past the sentence's first letter, or a digit): 'primary' / 'secondary' sources are
-    kinds, which passages say without meaning either one."""
-    if len(interpretations) < 2:
-        return []
-    pre = os.path.commonprefix(interpretations)
-    suf = os.path.commonprefix([s[::-1] for s in interpretations])[::-1]
-    while pre and pre[-1].isalnum():
-        pre = pre[:-1]  # back to a word boundary: 'Roth IRA' / 'Roman' share 'Ro'
-    while suf and suf[0].isalnum():
-        suf = suf[1:]
-    out: list[str] = []
-    for s in interpretations:
-        if len(pre) + len(suf) >= len(s):
-            return []
-        name = s[len(pre): len(s) - len(suf)].strip(" ,.?!")
-        if not name or not (any(c.isdigit() for c in name) or any(c.isupper() for c in (name if pre else name[1:]))):
-            return []
-        out.append(name)
-    return out
-
-
-def named_in_documents(documents: list[dict[str, str]], names: list[str]) -> list[str]:
-    """The names some passage (title or text) says."""
-    texts = [f"{d.get('title', '')}\n{d['text']}" for d in documents]
-    return [n for n in names if any(tx.says(t, n) for t in texts)]
-
-
-def _featured(documents: list[dict[str, str]], name: str) -> bool:
-    """The passages are about the name, not just say it in passing: a title names it, or two sentences do. ('Lisa
-    Kudrow' once in a passage about the cast of Friends does not tell which actress was asked about.)"""
-    if any(tx.says(d.get("title", ""), name) for d in documents):
-        return True
-    return sum(tx.says(s, name) for d in documents for s in tx.sentences(d["text"])) >= 2
-
-
-def resolved_by_documents(copy: Record, record: Record, name: str) -> Record:
-    """The post-retrieval copy of a positive, settled by passages that name only `name` of its candidates."""
-    reading = next(i for i, n in zip(record.interpretations, _names_per_reading(record.interpretations))
-                   if tx.same_thing(n, name))
-    doc = next(d for d in copy.documents if tx.says(f"{d.get('title', '')}\n{d['text']}", name))
-    return replace(copy, needs_clarification=False, category="hard_negative", interpretations=[reading],
-                   target=clear_target(), clarification_pattern=None,
-                   resolution={"source": "documents", "turn_index": None, "document_id": doc["id"], "referent": name,
-                               "resolved_query": reading})
+        copy = with_retrieval(ctx, out, share) if isinstance(out, Record) else None
+        if copy is not None:
+            yield copy

@@ -63,7 +63,7 @@ class CompoundReference:
     noun (a positive) or only the true one (the hard-negative twin)."""
 
     name = "compound_reference"
-    version = "3"
+    version = "2"
     describe = ("MTRAG's human standalone rewrite with a common-noun compound that its conversation talks about made "
                 "a bare kind phrase ('the long-term bonds' -> 'the bonds'), asked after a prefix of its own conversation. "
                 "A prefix whose last exchange names two or more compounds of that noun (short-term and long-term "
@@ -71,7 +71,7 @@ class CompoundReference:
                 "readings and clarification name them; a prefix whose history names only the true compound gives "
                 "the hard-negative twin, resolved by the turn that names it. With `retrieved_share`, that share is "
                 "also asked post-retrieval, with the passages BM25 finds for the question's own words in the "
-                "domain's pool; the label stands, except that passages naming exactly one of two or more candidates the history names settle it (a hard negative resolved by the documents; the positive is then asked over a larger top-k that names two or more, if one does).")
+                "domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 2, twins: int = 1, later: bool = True, retrieved_share: float = 0.0) -> None:
         self.retrieved_share = checked_retrieved_share("compound_reference", retrieved_share)

@@ -12,7 +12,7 @@ from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification, named_in
 from builder.synthesize.context import (
     TurnContext, checked_retrieved_share, donor_history, history_text, pair_id, referent_in, resolved_by_history,
-    resolving_turn, retrieved_copies, unrelated_contexts,
+    resolving_turn, unrelated_contexts, with_retrieval,
 )
 
 
@@ -62,7 +62,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "21"
+    version = "20"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
@@ -72,7 +72,7 @@ class FollowupTwins:
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
                 "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them. "
                 "With `retrieved_share`, that share of the records in their own chat or a fresh one is also asked post-retrieval, with the passages "
-                "BM25 finds for the follow-up's own words in the domain's pool (never the turn's own); the label stands, except that passages naming exactly one of two or more candidates the history names settle it (a hard negative resolved by the documents; the positive is then asked over a larger top-k that names two or more, if one does).")
+                "BM25 finds for the follow-up's own words in the domain's pool (never the turn's own); the label stands.")
 
     def __init__(self, positive_share: float = 1.0, empty_share: float = 1.0, rival_prefixes: int = 0,
                  histories: int = 1, retrieved_share: float = 0.0) -> None:
@@ -89,7 +89,9 @@ class FollowupTwins:
         for out in self._generate(ctx):
             yield out
             if isinstance(out, Record) and _no_switch(ctx, out):
-                yield from retrieved_copies(ctx, out, self.retrieved_share)
+                copy = with_retrieval(ctx, out, self.retrieved_share)
+                if copy is not None:
+                    yield copy
 
     def _generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         method, version = self.name, self.version

@@ -57,7 +57,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "17"
+    version = "16"
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -69,7 +69,7 @@ class KindReference:
                 "the referent ('the league' after the Arizona Cardinals). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "
                 "`retrieved_share`, that share of the records is also asked post-retrieval, with the passages BM25 finds "
-                "for the question's own words in the domain's pool (never the turn's own); the label stands, except that passages naming exactly one of two or more candidates the history names settle it (a hard negative resolved by the documents; the positive is then asked over a larger top-k that names two or more, if one does).")
+                "for the question's own words in the domain's pool (never the turn's own); the label stands.")
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2,
                  retrieved_share: float = 0.0) -> None:

@@ -31,7 +31,7 @@ class PronounReference:
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
                 "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
                 "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block (else the domain), whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
-                "passages BM25 finds for the question's own words in the domain's pool; the label stands, except that passages naming exactly one of two or more candidates the history names settle it (a hard negative resolved by the documents; the positive is then asked over a larger top-k that names two or more, if one does).")
+                "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0,
                  fresh_share: float = 0.0) -> None:
@@ -94,6 +94,12 @@ class PronounReference:
         nothing is in view for it to mean, so it is read with the referent and other names of its kind asked about in
         the block (or, when the block asks about no other, in the domain)."""
         own = tx.clean_name(ref.name)
+        kept = (tx.content_stems(tx.without_brand(own)) - {ref.kind}) & tx.content_stems(kq.query)
+        if kept:
+            # 'Can I configure it for mobile to work with different installations of Cloud Functions?': the words the
+            # question keeps say which SDK (read 39, ce-55260dbced112293).
+            yield ctx.reject(self.name, f"the fresh question's own words ('{', '.join(sorted(kept))}') say which", kq.query)
+            return
         # Names asked about in the block, else in the domain; not the lexicon's, which may be of another sense of the
         # kind ('Can you get free tests if you have 401(k)?' for a health plan).
         asked = ctx.block_names.get(ref.kind, [])
