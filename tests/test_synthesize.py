@@ -1063,3 +1063,27 @@ def test_the_kind_word_itself_capitalized_is_no_name_to_generalize():
         assert "itself" in _not_a_kind_name(q, entity), (q, entity)
     for q in ("Does the Swift SDK return a result?", "Is there a cure for Huntington's disease?"):
         assert not _not_a_kind_name(q, tx.key_entity(q, [], [])), q
+
+
+def test_a_direction_cut_from_a_longer_name_is_no_entity_to_swap():
+    # Read 40, ce-1f2bc58a0516ea36: 'How did people attempt to escape from East to West Germany?' became 'escape from
+    # it to West Germany', read with 'East' and the Berlin Wall.
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    wall = _conv("wall", [
+        Turn("user", "How did people attempt to escape from East to West Germany?",
+             [Passage("w1", "People escaped from East Germany through tunnels under the Berlin Wall.", "Berlin Wall", True)],
+             rewrite="How did people attempt to escape from East to West Germany?"),
+    ])
+    out = list(PassageTwins().generate(_ctx(wall, 1)))
+    assert not [o for o in out if isinstance(o, Record) and "from it to" in o.query]
+    assert any("'East' is a direction" in o.reason for o in out if isinstance(o, Rejection))
+    assert tx.is_compass("East") and tx.is_compass(" northern ") and not tx.is_compass("East Germany")
+
+
+def test_a_place_and_its_peoples_adjective_name_one_thing():
+    # Read 40, ce-3e8e00eb03311dfe: 'Do you mean Indian economy or Economy of India?' offered one economy twice.
+    assert tx.same_thing("Indian economy", "Economy of India") and tx.same_thing("Empire of Rome", "Roman Empire")
+    assert tx.same_thing("Economy of Italy", "Italian economy") and tx.same_thing("Canadian dollar", "dollar of Canada")
+    assert not tx.same_thing("India", "Indian")  # a country and a people (or an ocean)
+    assert not tx.same_thing("Roman Empire", "Byzantine Empire") and not tx.same_thing("Indian economy", "Economy of China")

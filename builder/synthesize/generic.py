@@ -60,6 +60,10 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' ends the name '{longer}'", ctx.standalone)
     if entity.head:
         generic, category = tx.generic_phrase(entity), "underspecified_entity"
+    elif tx.is_compass(tx.clean_name(entity.text)):
+        # 'How did people escape from East to West Germany?': 'East' is cut from 'East Germany' (read 40,
+        # ce-1f2bc58a0516ea36); 'escape from it to West Germany' read with 'East' is no question.
+        return ctx.reject(method, f"'{entity.text}' is a direction, cut from a longer name", ctx.standalone)
     elif not tx.is_name(tx.clean_name(entity.text), None):
         # 'how it opens and closes' is no thing a pronoun can stand for; swapping it breaks the question.
         return ctx.reject(method, f"'{entity.text}' is no name; a pronoun in its place breaks the question", ctx.standalone)

@@ -816,7 +816,7 @@ def same_thing(a: str, b: str) -> bool:
     sa, sb = content_stems(a), content_stems(b)
     if not sa or not sb:
         return False
-    if sa == sb:
+    if sa == sb or _same_but_demonym(sa, sb):
         return True
     ka, kb = _alias_key(a), _alias_key(b)
     if len(ka) >= 3 and ka == kb:
@@ -832,6 +832,20 @@ def same_thing(a: str, b: str) -> bool:
     # 'West Nile' / 'West Nile virus': a disease is called by its virus's noun too (lexicon `called_alike`).
     alike = {stem(k) for group in lexicon().get("called_alike", []) if kind in group for k in group}
     return not extra or (extra <= {kind} | alike if kind else all(singular(x) for x in extra))
+
+
+def _same_but_demonym(sa: frozenset[str], sb: frozenset[str]) -> bool:
+    """The same words, one place said as its people's adjective: 'Indian economy' / 'Economy of India', 'Roman
+    Empire' / 'Empire of Rome' (read 40, ce-3e8e00eb03311dfe). A place alone stays apart ('India' / 'Indian')."""
+    only_a, only_b = sa - sb, sb - sa
+    if len(only_a) != 1 or len(only_b) != 1 or not sa & sb:
+        return False
+    (x,), (y,) = only_a, only_b
+    return _adjective_of(x, y) or _adjective_of(y, x)
+
+
+def _adjective_of(place: str, adjective: str) -> bool:
+    return len(place) >= 4 and adjective in {place + "n", place + "an", place + "ian", place[:-1] + "an", place[:-1] + "ian"}
 
 
 def _kind_word_short_form(a: str, b: str) -> bool:
@@ -949,6 +963,11 @@ def says(text: str, name: str) -> bool:
 
 # 'North America' is a continent, not America (the United States).
 _COMPASS = "north|south|east|west|central|latin|northern|southern|eastern|western|middle"
+
+
+def is_compass(name: str) -> bool:
+    """'East', 'Northern': a direction, no name (the 'East' of 'from East to West Germany')."""
+    return bool(re.fullmatch(rf"(?i)\s*(?:{_COMPASS})\s*", name))
 
 
 def _only_in_region(text: str, alias: str) -> bool:
