@@ -896,4 +896,3 @@ def test_standalone_clear_keeps_an_acronym_question_clear_only_where_a_talk_or_p
     named = Conversation("n", "fiqa", [Turn("user", "What does the OTS regulate?", [passage], rewrite="What does the OTS regulate?")])
     ctx = TurnContext(named, 1, 0, 13, "test", [])
     assert [r.setting for r in _records(StandaloneClear(post_share=1.0).generate(ctx))] == ["pre_retrieval", "post_retrieval"]
-

@@ -94,7 +94,8 @@ class PronounReference:
         nothing is in view for it to mean, so it is read with the referent and other names of its kind asked about in
         the block (or, when the block asks about no other, in the domain)."""
         own = tx.clean_name(ref.name)
-        kept = (tx.content_stems(tx.without_brand(own)) - {ref.kind}) & tx.content_stems(kq.query)
+        said = tx.content_stems(kq.query)
+        kept = (tx.content_stems(tx.without_brand(own)) - {ref.kind}) & said
         if kept:
             # 'Can I configure it for mobile to work with different installations of Cloud Functions?': the words the
             # question keeps say which SDK (read 39, ce-55260dbced112293).
@@ -105,7 +106,7 @@ class PronounReference:
         asked = ctx.block_names.get(ref.kind, [])
         if not [n for n in asked if not tx.same_thing(n, own)]:
             asked = ctx.domain_names.get(ref.kind, [])
-        said = tx.content_stems(kq.query)  # a name the question already says is no other reading of its pronoun
+        # A name the question already says is no other reading of its pronoun.
         names = [own] + [tx.kind_named(n, ref.kind) for n in asked
                          if not tx.same_thing(n, own) and not tx.content_stems(n) <= said]
         # 'West Germany' beside 'Germany' is no other reading (read 38, ce-e3710f60c598c8de).
