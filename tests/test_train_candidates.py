@@ -84,4 +84,6 @@ def test_a_name_said_short_and_long_is_one_candidate():
 def test_a_measure_or_a_sort_is_no_kind_phrase():
     assert query_kind("Does the lender make money in this kind of transaction?") is None
     assert query_kind("Is this huge amount of data useful?") is None
-    assert query_kind("Are these clinics available 24/7 for emergencies?") == "clinic"  # '7' is no noun
+    assert query_kind("Are these clinics open 24/7 on holidays?") == "clinic"  # '7' is no noun
+    assert query_kind("How do these types of loans differ?") is None  # 'types' is a sort, like 'kind'
+

@@ -31,6 +31,16 @@ def test_kind_noun_phrases_and_their_heads():
     assert referring_expressions("What is the best way to start?")[0].restricted
 
 
+def test_a_participle_after_an_inverted_subject_is_the_verb_not_a_bound_clause():
+    # 'When was the university founded?': the auxiliary comes first, 'founded' is the question's verb
+    for query in ("When was the university founded?", "Was the plan approved?", "Where is the campus located?"):
+        (ref,) = referring_expressions(query)
+        assert not ref.restricted, query
+    # 'What are the services offered by ...': 'what' is the subject, the participle binds the services
+    assert referring_expressions("What are the services offered by the library?")[0].restricted
+    assert referring_expressions("I want the car loaded with options.")[0].restricted
+
+
 def test_pronouns_but_not_expletives_or_existentials():
     assert [r.word for r in referring_expressions("Are they safer than AAA bonds?")] == ["they"]
     assert referring_expressions("Are they safer than AAA bonds?")[0].plural

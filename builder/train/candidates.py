@@ -42,8 +42,9 @@ def _bucket(n: int | None) -> list[float]:
     return [0.0] * 3 if n is None else [float(n == 0), float(n == 1), float(n >= 2)]
 
 
-# 'this kind of transaction', 'this huge amount of data': a measure or a sort, not a thing to single out.
-_NO_KIND = frozenset("kind sort amount number lot bit couple".split())
+# 'this kind of transaction', 'these types of stars', 'this huge amount of data': a measure or a sort, not a
+# thing to single out.
+_NO_KIND = frozenset("kind sort type amount number lot bit couple".split())
 
 
 def query_kind(query: str) -> str | None:

@@ -133,6 +133,20 @@ def _subject_demonstrative(low: list[str], i: int) -> bool:
     return opens and nxt.endswith("s") and not nxt.endswith(("ss", "us", "is", "ies"))
 
 
+_WH_ADVERBS = frozenset(["when", "where", "why", "how"])
+
+
+def _inverted_subject(low: list[str], i: int) -> bool:
+    """'When was the university founded?', 'Was the plan approved?': the phrase at i is the subject of a question
+    whose auxiliary comes first, so a participle after it is the clause's verb, not a clause bound to the noun
+    ('What are the services offered by ...' is bound: its 'what' is the subject)."""
+    aux = i - 1
+    if aux < 0 or low[aux] not in english()["auxiliaries"]:
+        return False
+    before = low[aux - 1] if aux else ""
+    return not before or before in _WH_ADVERBS or before in english()["conjunctions"]
+
+
 def referring_expressions(query: str) -> list[Ref]:
     e = english()
     toks = tokens(query)
@@ -177,7 +191,8 @@ def referring_expressions(query: str) -> list[Ref]:
                 # demonstrative is never bound that way: "this county of California" is still "which?".
                 restricted = (first in e["restrictors"] or first.endswith("est") and len(first) > 5
                               or w == "the" and (nxt in ("of", "between", "that", "which", "who", "whose", "where")
-                                                 or _verbish(nxt) and nxt.endswith(("ed", "ing"))))
+                                                 or _verbish(nxt) and nxt.endswith(("ed", "ing"))
+                                                 and not _inverted_subject(low, i)))
                 kind = "demonstrative" if w in e["demonstratives"] else "definite"
                 refs.append(Ref(kind, w, stem(span[-1]), tuple(stem(s) for s in span[:-1]),
                                 restricted=restricted, plural=is_plural(span[-1])))
