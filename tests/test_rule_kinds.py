@@ -896,3 +896,23 @@ def test_standalone_clear_keeps_an_acronym_question_clear_only_where_a_talk_or_p
     named = Conversation("n", "fiqa", [Turn("user", "What does the OTS regulate?", [passage], rewrite="What does the OTS regulate?")])
     ctx = TurnContext(named, 1, 0, 13, "test", [])
     assert [r.setting for r in _records(StandaloneClear(post_share=1.0).generate(ctx))] == ["pre_retrieval", "post_retrieval"]
+
+
+def test_a_clarification_offers_only_names_its_readings_read():
+    # read 41, ce-ad9549c6ce6ffe6a: eight countries were offered, six read, and the question named Ireland, unread
+    from builder.synthesize import kinds as kd
+
+    conv = Conversation("eu", "clapnq", [
+        Turn("user", "Which countries needed bailouts?", rewrite="Which countries needed bailouts?"),
+        Turn("assistant", "Greece, Ireland and Portugal did."),
+        Turn("user", "Does Italy have a strong economy?", rewrite="Does Italy have a strong economy?"),
+    ])
+    ctx = _ctx(conv, 2)
+    ref = kd.referent_of(ctx, "test")
+    kq = kd.make_kind_query(ctx, ref, "test")
+    names = ["Spain", "Italy", "Portugal", "Greece", "France", "Germany", "Ireland", "Austria"]
+    for turns in range(2, 40):  # many seeded shuffles of the shown names
+        record = kd.kind_positive(ctx, kq, ctx.history, {"conversation_id": "eu", "turns": turns}, names,
+                                  "multiple_interpretations", "test", "1")
+        offered = [n for n in names if n in record.target["clarification"]]
+        assert offered and all(any(n in i for i in record.interpretations) for n in offered), record.target

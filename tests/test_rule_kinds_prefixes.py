@@ -214,3 +214,22 @@ def test_a_ranked_kind_phrase_gets_no_named_readings():
     assert _ranked("What is the largest river?", "river")
     assert not _ranked("Did the series win any awards?", "series")
     assert not _ranked("What is the most popular Premier League club?", "Premier League")
+
+
+def test_a_kind_phrase_right_after_an_unnamed_thing_of_its_kind_points_back_there():
+    # read 41, ce-06b319e6923d1104: 'How much can I accumulate in that account?' right after 'you might consider
+    # opening a paper trading account' was offered as an open question (IRA or 401K)
+    from builder.synthesize.rules.kind_reference import classify
+
+    standalone = "How much can I accumulate in a Roth IRA account?"
+    (entity,) = [e for e in tx.entities(standalone) if "IRA" in e.text]
+    ref = kd.Referent(entity.text, "account", False, entity, standalone)
+    opened = [{"role": "user", "content": "How can I practise trading?"},
+              {"role": "assistant", "content": "You might consider opening a paper trading account with a broker."}]
+    elsewhere = [{"role": "user", "content": "How can I practise trading?"},
+                 {"role": "assistant", "content": "Workshops on Udemy and Khan Academy are cheap."}]
+    assert classify(opened, ref, [])[0] == "unclear"
+    assert classify(elsewhere, ref, [])[0] == "none"
+    # a way to reach an account is no account brought in; plural talk of accounts singles none out
+    assert not kd.instance_said_last([{"role": "user", "content": "Is there a way to the account page?"}], "account")
+    assert not kd.instance_said_last([{"role": "user", "content": "Brokers offer accounts of many kinds."}], "account")

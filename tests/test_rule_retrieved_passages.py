@@ -572,3 +572,34 @@ def test_a_kind_noun_that_opens_a_tables_field_label_names_nothing():
     named = [o.name for o in kind_options([Passage("a", "The MLS All-Star Game was played in July.", "MLS")],
                                           Kind("game", "games"))]
     assert "MLS All-Star Game" in named, named
+
+
+def test_a_name_used_only_as_a_yardstick_is_no_thing_the_passages_cover():
+    # read 41, ce-06e2e19b32808cce: Juno's discoveries 'at the planet' were offered as Earth or Jupiter over
+    # passages on Juno at Jupiter that say Earth only in 'as large as Earth', 'one Earth diameter', 'from Earth'
+    from builder.synthesize.rules.retrieved_passages import Kind, kind_options
+
+    juno = Passage("j", "Polar cyclones as large as Earth swirl there. Juno was one Earth diameter from Jupiter. "
+                        "Previous spacecraft visiting Jupiter saw the view visible from Earth.", "Juno - NASA Science")
+    assert [o.name for o in kind_options([juno], Kind("planet", "planets"))] == ["Jupiter"]
+    mars = Passage("m", "Mars has two small moons. Its day is a little longer than Earth's.", "")
+    assert [o.name for o in kind_options([mars], Kind("planet", "planets"))] == ["Mars"]  # Earth only as a yardstick
+    earth = Passage("e", "Earth is the third planet from the Sun.", "Home")
+    assert "Earth" in [o.name for o in kind_options([juno, earth], Kind("planet", "planets"))]
+
+
+def test_a_known_name_the_query_still_says_is_no_other_reading():
+    # read 41, ce-8574d85eda6a508f: 'Should I choose the account or a 401K ...?' was read as 'the 401K account or a 401K'
+    import random
+
+    from builder.synthesize.rules.retrieved_passages import Option
+
+    standalone = "Should I fish in the Penobscot River or the Kennebec this spring?"
+    got = generalize(standalone, [PENOBSCOT_OWN])
+    assert got.query == "Should I fish in the river or the Kennebec this spring?"
+    ctx = TurnContext(NAMED, 1, 0, 7, "test", [], domain_names={"river": ["Kennebec River", "Snake River"]},
+                      corpus=Corpus.from_conversations(ALL))
+    record = RetrievedPassages()._single(ctx, got, 1, [PENOBSCOT], Option("Penobscot River", "", "pen-1"), [], None,
+                                         random.Random(0), "retrieved_passages")
+    assert sorted(record.interpretations) == ["Should I fish in the Penobscot River or the Kennebec this spring?",
+                                              "Should I fish in the Snake River or the Kennebec this spring?"]

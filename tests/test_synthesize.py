@@ -204,6 +204,22 @@ def test_fragments_one_word_is_no_hard_negative_and_positives_are_fresh_chats():
     assert positives and all(r.history == [] and r.clarification_pattern == "open" for r in positives)
 
 
+def test_a_fragment_positive_needs_readings_that_agree_and_keep_no_short_form():
+    # read 41, ce-3b6eadfca345ea31: 'etfs?' was read 'What are IRA (ETFs)?'
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    names = {"fund": ["Vanguard Total Fund", "Fidelity Contrafund"]}
+    for standalone, reason in [("How are Exchange-Traded Funds taxed in a year?", "is plural"),
+                               ("How is the Magellan Fund (FMAGX) taxed in a year?", "short form in brackets")]:
+        chat = _conv("etf", [Turn("user", standalone, rewrite=standalone)])
+        out = list(FragmentTwins(positive_share=1.0).generate(_ctx(chat, 1, names=names)))
+        assert not [o for o in out if isinstance(o, Record)], standalone
+        assert any(reason in o.reason for o in out if isinstance(o, Rejection)), [o.reason for o in out]
+    chat = _conv("etf", [Turn("user", "How is the Magellan Fund taxed in a year?", rewrite="How is the Magellan Fund taxed in a year?")])
+    [positive] = [o for o in FragmentTwins(positive_share=1.0).generate(_ctx(chat, 1, names=names)) if isinstance(o, Record)]
+    assert "How is the Fidelity Contrafund taxed in a year?" in positive.interpretations
+
+
 def test_standalone_clear_needs_a_question_or_request():
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 
@@ -705,6 +721,8 @@ def test_a_reading_with_a_name_said_bare_drops_the_kind_phrases_article():
 def test_a_name_and_a_part_of_it_with_the_kind_noun_after_are_one_thing():
     # read 29, ce-7b03987bb9cefff2: 'the Europa Clipper' and 'the Clipper spacecraft' were two readings
     assert tx.same_thing("Europa Clipper", "Clipper spacecraft")
+    # a lower-case word that is no kind noun is no short form: the Indian Ocean is not the Indian economy
+    assert not tx.same_thing("Indian Ocean", "Indian economy")
     assert not tx.same_thing("Roman Empire", "Holy Roman Empire")  # the kind noun is part of both names
     assert not tx.same_thing("Juno spacecraft", "Europa Clipper") and not tx.same_thing("Lite plan", "Lite Enterprise plan")
 

@@ -485,6 +485,17 @@ def last_exchange(history: list[dict[str, str]]) -> list[dict[str, str]]:
     return []
 
 
+_NOT_MODIFIERS = "to|the|of|and|or|for|in|on|with|that|which|is|are|was|be"
+
+
+def instance_said_last(history: list[dict[str, str]], kind: str) -> bool:
+    """The last exchange brings in one thing of the kind without a name ('opening a paper trading account'):
+    'that account' right after it points back there (read 41, ce-06b319e6923d1104)."""
+    text = "\n".join(h["content"] for h in last_exchange(history))
+    modifier = rf"(?:(?!(?:{_NOT_MODIFIERS})\b)[\w-]+\s+)"
+    return bool(re.search(rf"\b(?:an?|your|one)\s+{modifier}{{0,3}}{re.escape(kind)}\b(?![\w-])", text, re.I))
+
+
 def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
     """One candidate is what the user keeps asking about (said in two or more user turns) and the user says no
     other: the talk's topic is the obvious referent ('that planet' in a talk about Jupiter whose answers compare
@@ -561,7 +572,7 @@ def kind_positive(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
     clarification names them only when the history does (`named_here`); else it asks openly."""
     rng = ctx.rng(f"{method}|clarify|{source.get('conversation_id')}|{source.get('turns')}")
     ref = kq.referent
-    shown = list(names[:8]) if named_here else []
+    shown = list(names[:6]) if named_here else []  # the readings' names: a clarification offers no other
     rng.shuffle(shown)
     question, pattern = clarification("kind", rng, options=shown if len(shown) >= 2 else [], head=tx.kind_word(ref.kind),
                                       heads=tx.plural(ref.kind))

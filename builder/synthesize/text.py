@@ -852,7 +852,8 @@ def _kind_word_short_form(a: str, b: str) -> bool:
     """`a` is part of `b`'s name with the kind noun after it ('Clipper spacecraft' / 'Europa Clipper'; read 29):
     a kind noun in lower case describes, it does not name ('Roman Empire' / 'Holy Roman Empire' stay two)."""
     toks = words(clean_name(a))
-    if len(toks) < 2 or not toks[-1].islower() or singular(toks[-1]) != kind_of(clean_name(a)):
+    kind = kind_of(clean_name(a))  # 'Indian economy' has no kind: no short form of 'Indian Ocean'
+    if len(toks) < 2 or not toks[-1].islower() or not kind or singular(toks[-1]) != kind:
         return False
     rest, other = content_stems(" ".join(toks[:-1])), content_stems(b)
     return bool(rest) and rest < other and stem(toks[-1]) not in other and all(t[:1].isupper() for t in toks[:-1])

@@ -21,7 +21,7 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "13"
+    version = "14"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
@@ -84,6 +84,13 @@ class FragmentTwins:
             return
         name = tx.clean_name(entity.text)
         kind = tx.kind_of(name, [p.title + "\n" + p.text for p in ctx.passages])
+        if kind and tx.words(name)[-1].lower() == tx.plural(kind) != kind:
+            # 'What are Exchange-Traded Funds (ETFs)?' read as 'What are IRA (ETFs)?' (read 41, ce-3b6eadfca345ea31)
+            yield ctx.reject(method, f"'{entity.text}' is plural; one name of its kind would not agree", fragment)
+            return
+        if re.match(r"\s*\(", ctx.standalone[entity.end:]):
+            yield ctx.reject(method, f"a short form in brackets follows '{entity.text}'; a reading would keep it", fragment)
+            return
         names = kd.pool_of_kind(ctx, kind) if kind else []
         readings = [r for r in (tx.substitute(ctx.standalone, name, n) for n in names) if r]
         if len(readings) < 2:

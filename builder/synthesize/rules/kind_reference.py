@@ -40,6 +40,8 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         return "one", names
     if kd.mentions_referent(history, ref, others) or kd.owner_named(history, ref.kind, describe):
         return "unclear", names
+    if kd.instance_said_last(history, ref.kind):
+        return "unclear", names  # 'that account' right after 'a paper trading account': it points back there
     return "none", names
 
 
@@ -57,7 +59,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "16"
+    version = "18"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "

@@ -483,6 +483,18 @@ def _aliased(a: str, b: str, sentences: list[str]) -> bool:
     return False
 
 
+# A name said as a yardstick or a vantage point: 'as large as Earth', 'one Earth diameter', 'Earth-sized'.
+_YARDSTICK_BEFORE = re.compile(r"(?i)\b(?:as|than|like|from|on|one|two|three|\d[\d.,]*)\s+(?:the\s+)?$")
+
+
+def _in_passing(sentence: str, start: int, end: int) -> bool:
+    """A lexicon name the sentence uses only to measure or place something else, not a thing it is about:
+    'polar cyclones as large as Earth', 'the view visible from Earth' in a passage on Jupiter (read 41,
+    ce-06e2e19b32808cce offered Earth beside Jupiter for Juno's discoveries)."""
+    after = sentence[end:]
+    return bool(_YARDSTICK_BEFORE.search(sentence[:start]) or re.match(r"-[a-z]|\s+(?:diameters?|masses|mass|radii|radius)\b", after))
+
+
 def quote_about(name: str, sentences: list[str], need: frozenset[str]) -> str:
     """The passage's words about `name` that bear on the question: the clause of a sentence naming it
     that shares the most content words with the query, at most 12 words ('Yale was founded in 1701')."""
@@ -514,7 +526,7 @@ def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[O
         lexicon = _lexicon_pattern(kind.noun)
         for s in sentences:
             if lexicon is not None:  # 'California' is a state by the kind lexicon
-                names.extend((canonical(m.group(1)), True) for m in lexicon.finditer(s))
+                names.extend((canonical(m.group(1)), not _in_passing(s, m.start(), m.end())) for m in lexicon.finditer(s))
             names.extend((n, False) for n in _named_in_text(s, kind) + _defined_in_text(s, kind.noun))
             names.extend((n, True) for n in _listed_in_text(s, kind))  # the passage says it is one of the kind
         for name, is_subject in names:
@@ -648,7 +660,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "20"
+    version: ClassVar[str] = "21"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -834,7 +846,10 @@ class RetrievedPassages:
     def _single(self, ctx, got: Generic, k: int, hits, found: Option, history, history_source, rng, method) -> Record | Rejection:
         """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
         which; the readings are it and names of the kind asked about in the block or domain."""
-        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun) if not _same_entity(n, found.name, got.kind.noun)]
+        said = tx.content_stems(got.query) - {got.kind.noun}
+        # 'the account or a 401K' is not read as 'the 401K account or a 401K' (read 41, ce-8574d85eda6a508f)
+        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun)
+                  if not _same_entity(n, found.name, got.kind.noun) and not (tx.content_stems(n) - {got.kind.noun}) & said]
         readings = [r for r in (reading(got, n) for n in others) if r]
         first = reading(got, found.name)
         if first is None or not readings:
