@@ -233,3 +233,39 @@ def test_a_kind_phrase_right_after_an_unnamed_thing_of_its_kind_points_back_ther
     # a way to reach an account is no account brought in; plural talk of accounts singles none out
     assert not kd.instance_said_last([{"role": "user", "content": "Is there a way to the account page?"}], "account")
     assert not kd.instance_said_last([{"role": "user", "content": "Brokers offer accounts of many kinds."}], "account")
+
+
+def test_a_kind_phrase_echoes_the_one_candidate_whose_name_says_its_kind_noun():
+    # reads 40 and 42, ce-2993bffd5e82923e: 'this engine' after IBM Analytics Engine and Apache Spark, which only the
+    # lexicon calls an engine, was offered as either
+    from builder.synthesize.rules.kind_reference import classify
+
+    standalone = "Could you explain what IBM Analytics Engine is?"
+    (entity,) = [e for e in tx.entities(standalone) if "Engine" in e.text]
+    ref = kd.Referent(entity.text, "engine", False, entity, standalone)
+    spark = [{"role": "user", "content": "Are there serverless instances?"},
+             {"role": "assistant", "content": "Yes, in IBM Analytics Engine. Its serverless plan for Apache Spark offers "
+                                              "a new consumption model using Apache Spark."}]
+    assert classify(spark, ref, []) == ("unclear", ["IBM Analytics Engine", "Apache Spark"])
+    both = [{"role": "user", "content": "Which engines run my jobs?"},
+            {"role": "assistant", "content": "IBM Analytics Engine and the Google App Engine both run them."}]
+    assert classify(both, ref, []) == ("many", ["IBM Analytics Engine", "Google App Engine"])
+
+
+# 'they' in the rewrite points at the list of missions in the exchange right before the turn.
+MISSIONS = Conversation("missions", "govt", [
+    Turn("user", "Which agency explores space?", rewrite="Which agency explores space?"),
+    Turn("assistant", "NASA explores space."),
+    Turn("user", "Which missions did it fly?", rewrite="Which missions did NASA fly?"),
+    Turn("assistant", "Juno, Galileo, Cassini and Voyager are a few of them."),
+    Turn("user", "I did not recognize so many of those probes. Were they all launched by NASA?",
+         rewrite="I did not recognize so many of those probes. Were they all launched by NASA?"),
+])
+
+
+def test_a_kind_question_with_a_pronoun_of_its_own_keeps_the_talk_before_it():
+    # read 42, ce-400250b054f80254: 'Are they all by that agency?' was a hard negative after a prefix that cut the
+    # missions 'they' points at
+    out = _records(KindReference(prefixes=4, twins=4).generate(_ctx(MISSIONS, 3)))
+    assert out, "the whole own history still gives the twin"
+    assert all(r.provenance["history_source"]["turns"] == 4 for r in out), [r.provenance["history_source"] for r in out]
