@@ -269,3 +269,18 @@ def test_a_kind_question_with_a_pronoun_of_its_own_keeps_the_talk_before_it():
     out = _records(KindReference(prefixes=4, twins=4).generate(_ctx(MISSIONS, 3)))
     assert out, "the whole own history still gives the twin"
     assert all(r.provenance["history_source"]["turns"] == 4 for r in out), [r.provenance["history_source"] for r in out]
+
+
+def test_a_place_in_another_thing_of_the_kind_leaves_the_one_name_unsettled():
+    # read 42, ce-fae93231cce828b4: 'that country' after a talk naming England, then New York, was resolved as England
+    from builder.synthesize.rules.kind_reference import classify
+
+    standalone = "What is the most popular play in England?"
+    (entity,) = [e for e in tx.entities(standalone) if e.text == "England"]
+    ref = kd.Referent("England", "country", False, entity, standalone)
+    england = [{"role": "user", "content": "Were his plays popular in England?"},
+               {"role": "assistant", "content": "Yes, England loved them."}]
+    assert classify(england, ref, [])[0] == "one"
+    also = england + [{"role": "user", "content": "Where are they staged now?"},
+                      {"role": "assistant", "content": "Often in New York, on Broadway."}]
+    assert classify(also, ref, [])[0] == "unclear"

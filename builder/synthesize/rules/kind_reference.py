@@ -47,6 +47,11 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         # call it a plan; the one plan named does not settle it (read 26, ce-be5a54fa9936f95b).
         return "unclear", names
     if len(names) == 1:
+        place = kd.place_in(history, ref.kind)
+        if place and not tx.same_thing(place[1], names[0]):
+            # 'that country' after a talk naming England and then New York: the United States is in view too
+            # (read 42, ce-fae93231cce828b4)
+            return "unclear", names
         return "one", names
     if kd.mentions_referent(history, ref, others) or kd.owner_named(history, ref.kind, describe):
         return "unclear", names
