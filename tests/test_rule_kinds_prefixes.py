@@ -235,23 +235,6 @@ def test_a_kind_phrase_right_after_an_unnamed_thing_of_its_kind_points_back_ther
     assert not kd.instance_said_last([{"role": "user", "content": "Brokers offer accounts of many kinds."}], "account")
 
 
-def test_a_kind_phrase_echoes_the_one_candidate_whose_name_says_its_kind_noun():
-    # reads 40 and 42, ce-2993bffd5e82923e: 'this engine' after IBM Analytics Engine and Apache Spark, which only the
-    # lexicon calls an engine, was offered as either
-    from builder.synthesize.rules.kind_reference import classify
-
-    standalone = "Could you explain what IBM Analytics Engine is?"
-    (entity,) = [e for e in tx.entities(standalone) if "Engine" in e.text]
-    ref = kd.Referent(entity.text, "engine", False, entity, standalone)
-    spark = [{"role": "user", "content": "Are there serverless instances?"},
-             {"role": "assistant", "content": "Yes, in IBM Analytics Engine. Its serverless plan for Apache Spark offers "
-                                              "a new consumption model using Apache Spark."}]
-    assert classify(spark, ref, []) == ("unclear", ["IBM Analytics Engine", "Apache Spark"])
-    both = [{"role": "user", "content": "Which engines run my jobs?"},
-            {"role": "assistant", "content": "IBM Analytics Engine and the Google App Engine both run them."}]
-    assert classify(both, ref, []) == ("many", ["IBM Analytics Engine", "Google App Engine"])
-
-
 # 'they' in the rewrite points at the list of missions in the exchange right before the turn.
 MISSIONS = Conversation("missions", "govt", [
     Turn("user", "Which agency explores space?", rewrite="Which agency explores space?"),

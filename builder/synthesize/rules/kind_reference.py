@@ -17,14 +17,7 @@ def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
     return sum(1 for n in names if tx.says(message, n)) == 1
 
 
-_PERSONAL = frozenset("it its they them their theirs".split())
-
-
-def _kind_word_in_one(names: list[str], kind: str) -> bool:
-    """Exactly one candidate's own name says the kind noun: 'this engine' after IBM Analytics Engine and Apache Spark
-    echoes the Analytics Engine; Spark is an engine only by the lexicon (reads 40 and 42, ce-2993bffd5e82923e)."""
-    nouns = {kind, tx.plural(kind)}
-    return sum(1 for n in names if nouns & {w.lower() for w in tx.words(n)}) == 1
+_THEY = frozenset({"they", "them"})
 
 
 def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = (),
@@ -35,7 +28,7 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
         settled = (singles_out(kd.last_user(history), ref, names) or kd.topic_singles_out(history, names)
-                   or kd.tied_by_query_names(query, history, names) or _kind_word_in_one(names, ref.kind))
+                   or kd.tied_by_query_names(query, history, names))
         return ("unclear" if settled else "many"), names
     if kd.known_said(history, known, names):
         # An unrecognised name of the kind ('soccer' in 'Major League Soccer', 'flu'): the talk's topic may
@@ -74,7 +67,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "20"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "21"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -117,9 +110,11 @@ class KindReference:
         others = kd.pool(ctx, ref)
         known = kd.known_names(ctx, ref.kind)
         later = kd.later_prefixes(ctx) if self.later else []
-        # 'Are they all by that agency?': its own 'they' needs the talk right before the turn, which a shorter prefix
-        # may cut (read 42, ce-400250b054f80254); such a question is asked only after its whole own history or later.
-        own_pronoun = any(w.lower() in _PERSONAL for w in tx.words(kq.query))
+        # 'Are they all by that agency?': its own 'they', plural beside a singular kind phrase, points at something the
+        # talk right before the turn said, which a shorter prefix may cut (read 42, ce-400250b054f80254); such a
+        # question is asked only after its whole own history or later. ('When did it start?', 'its economy' may be
+        # the kind phrase's own thing.)
+        own_pronoun = not ref.plural and any(w.lower() in _THEY for w in tx.words(kq.query))
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
             if own_pronoun and cut < ctx.index:
                 continue
