@@ -74,7 +74,7 @@ class KindReference:
                 "turn, nor by being what the user keeps asking about) gives a multiple_interpretations positive whose readings and clarification name them; a "
                 "prefix naming none (and no name of the kind the block, domain or lexicon knows, such as 'soccer' in 'Major League Soccer') gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block, asked openly (no default referent such as 'this planet' = Earth, and no "
-                "layer kind such as 'cloud'); a prefix naming exactly one gives the hard-negative twin, resolved by "
+                "layer kind such as 'cloud'; none right after 'a paper trading account' for 'that account'); a prefix naming exactly one (and no place lying in another thing of the kind) gives the hard-negative twin, resolved by "
                 "that turn, as does a prefix naming none whose user turns name something the domain's passages tie to "
                 "the referent ('the league' after the Arizona Cardinals). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "

@@ -23,7 +23,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "23"
+    version = "24"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -114,6 +114,13 @@ def _one_thing(a: str, b: str) -> bool:
     return tx.mentions_any(a, b) or tx.mentions_any(b, a) or tx.same_thing(a, b)
 
 
+def _query_says(got: Generalized, name: str) -> bool:
+    """The generic query already says words of the rival's name: 'the mountains in North Carolina' is not read as
+    'the Climate of North Carolina in North Carolina' (read 43, ce-06444df9bafca0b6)."""
+    head = {tx.stem(got.entity.head)} if got.entity.head else set()
+    return bool((tx.content_stems(name) - head) & tx.content_stems(got.query))
+
+
 def _same_kind(got: Generalized, name: str, passages: list[Passage]) -> bool:
     """A rival reading names a thing of the entity's kind: with a kind phrase ('the mountains'), none of another
     kind; with a name of a known kind, one of that kind: 'sport in America' is not read as 'in American Football',
@@ -136,7 +143,7 @@ def _conversation_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage]
         e = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps])
         if e is None or not good_name(e.text) or (got.entity.head and e.head != got.entity.head) or not _same_kind(got, e.text, ps):
             continue
-        if _one_thing(e.text, got.entity.text):
+        if _one_thing(e.text, got.entity.text) or _query_says(got, e.text):
             continue
         theirs = [p for p in ps if p not in mine and about(p, e.text) and not about(p, got.entity.text)]
         if theirs:
@@ -170,7 +177,7 @@ def _aspect_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], part
                     ps = other.relevant_passages()
                     other_entity = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps]) or False
                 name = other_entity.text if other_entity else ""
-            if not name or not good_name(name) or _one_thing(name, got.entity.text):
+            if not name or not good_name(name) or _one_thing(name, got.entity.text) or _query_says(got, name):
                 continue
             if not tx.mentions_any(p.title + "\n" + p.text, name):
                 continue
