@@ -546,6 +546,11 @@ def kind_options(passages: list[Passage], kind: Kind, query: str = "") -> list[O
     return out
 
 
+def _query_says(got: Generic, name: str) -> bool:
+    """The generic query already says words of `name`, its kind noun aside: no reading of its kind phrase."""
+    return bool((tx.content_stems(name) - {got.kind.noun}) & (tx.content_stems(got.query) - {got.kind.noun}))
+
+
 # --- records --------------------------------------------------------------------------------------
 
 
@@ -720,10 +725,8 @@ class RetrievedPassages:
         if not hits:
             yield ctx.reject(self.name, "no passage retrieved for the generic query", got.query)
             return
-        said = tx.content_stems(got.query) - {got.kind.noun}
         # 'Is rugby similar to rugby?' is no reading: an option the query already names is left out.
-        options = [o for o in kind_options(hits, got.kind, got.query)
-                   if reading(got, o.name) and not (tx.content_stems(o.name) - {got.kind.noun}) & said]
+        options = [o for o in kind_options(hits, got.kind, got.query) if reading(got, o.name) and not _query_says(got, o.name)]
         referent = got.referent or got.entity.text
         names = lambda text: _kind_names_in(text, options, referent, got.kind)  # noqa: E731
         own: list[tuple[list, dict | None]] = []
@@ -846,10 +849,9 @@ class RetrievedPassages:
     def _single(self, ctx, got: Generic, k: int, hits, found: Option, history, history_source, rng, method) -> Record | Rejection:
         """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
         which; the readings are it and names of the kind asked about in the block or domain."""
-        said = tx.content_stems(got.query) - {got.kind.noun}
         # 'the account or a 401K' is not read as 'the 401K account or a 401K' (read 41, ce-8574d85eda6a508f)
         others = [n for n in kd.pool_of_kind(ctx, got.kind.noun)
-                  if not _same_entity(n, found.name, got.kind.noun) and not (tx.content_stems(n) - {got.kind.noun}) & said]
+                  if not _same_entity(n, found.name, got.kind.noun) and not _query_says(got, n)]
         readings = [r for r in (reading(got, n) for n in others) if r]
         first = reading(got, found.name)
         if first is None or not readings:
