@@ -916,3 +916,60 @@ def test_a_clarification_offers_only_names_its_readings_read():
                                   "multiple_interpretations", "test", "1")
         offered = [n for n in names if n in record.target["clarification"]]
         assert offered and all(any(n in i for i in record.interpretations) for n in offered), record.target
+
+
+def test_a_name_listed_with_names_of_no_known_kind_is_no_single_candidate():
+    # read 43, ce-7f9f4012ade73a77: 'the tool' after 'using CocoaPods, Carthage, or from the source directory' was
+    # read as CocoaPods alone, so a question with two candidates was labelled clear
+    said = "You can install the mobile SDK by using CocoaPods, Carthage, or from the source directory."
+    assert tx.named_of_kind(said, "tool") == ["CocoaPods"]
+    assert tx.listed_with_unknown(said, "CocoaPods") == ["Carthage"]
+    assert tx.listed_with_unknown("Install it with CocoaPods. Carthage was a city.", "CocoaPods") == []
+    assert tx.listed_with_unknown("The fines of Madison County, NY are listed.", "Madison County") == []  # no list
+    sdk = Conversation("sdk", "ibmcloud", [
+        Turn("user", "How do I install the mobile SDK?", rewrite="How do I install the mobile SDK?"),
+        Turn("assistant", said),
+        Turn("user", "What issues arise with CocoaPods?", rewrite="What issues arise when installing the SDK with CocoaPods?"),
+    ])
+    records = _records(KindReference(prefixes=5, twins=4).generate(_ctx(sdk, 2, block_names={"tool": ["CocoaPods", "Xcode"]})))
+    assert not [r for r in records if not r.needs_clarification and r.history], "no twin resolved as CocoaPods"
+
+
+def test_a_date_beside_the_name_keeps_it_out_of_a_kind_phrase():
+    # read 43, ce-674fbd5a13f87f0a: 'the greatest pandemics before the disease in 2020' still says COVID-19
+    from builder.synthesize import kinds as kd
+
+    conv = Conversation("flu", "clapnq", [
+        Turn("user", "What is a pandemic?", rewrite="What is a pandemic?"),
+        Turn("assistant", "An epidemic that spreads worldwide."),
+        Turn("user", "Which were worse than COVID in 2020?", rewrite="Which pandemics were worse than COVID in 2020?"),
+    ])
+    ctx = _ctx(conv, 2)
+    ref = kd.referent_of(ctx, "test")
+    assert ref is not None and tx.clean_name(ref.name) == "COVID"
+    got = kd.make_kind_query(ctx, ref, "test")
+    assert isinstance(got, Rejection) and "date" in got.reason
+    undated = Conversation("flu2", "clapnq", [*conv.turns[:2], Turn("user", "Which were worse than COVID?",
+                                                                    rewrite="Which pandemics were worse than COVID?")])
+    ctx = _ctx(undated, 2)
+    assert not isinstance(kd.make_kind_query(ctx, kd.referent_of(ctx, "test"), "test"), Rejection)
+
+
+def test_a_city_the_talk_names_settles_which_county_without_naming_it():
+    # read 43, ce-b252b925580a6569: 'this county' after a talk about the City of Piedmont was an open question read
+    # as Alameda County or Madison County
+    piedmont = Conversation("pied", "govt", [
+        Turn("user", "What if my recycling collection is missed?", rewrite="What if my recycling collection is missed?"),
+        Turn("assistant", "If you are in the City of Piedmont, call Republic Services before noon."),
+        Turn("user", "What are Alameda County's recycling ordinances?",
+             rewrite="What are Alameda County's recycling ordinances?"),
+    ])
+    names = {"county": ["Alameda County", "Madison County", "Tuolumne County"]}
+    records = _records(KindReference(prefixes=5, twins=4).generate(_ctx(piedmont, 2, block_names=names)))
+    assert not [r for r in records if r.needs_clarification and r.history], "the city's county is no open question"
+    # with no place in the talk the same question stays open
+    plain = Conversation("plain", "govt", [
+        Turn("user", "What if my recycling collection is missed?", rewrite="What if my recycling collection is missed?"),
+        Turn("assistant", "Call your hauler before noon."), piedmont.turns[2]])
+    records = _records(KindReference(prefixes=5, twins=4).generate(_ctx(plain, 2, block_names=names)))
+    assert [r for r in records if r.needs_clarification and r.history]

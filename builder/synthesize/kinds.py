@@ -143,6 +143,10 @@ def kind_phrase(ref: Referent, rng_value: float) -> str:
     return f"{det} {noun}"
 
 
+# 'COVID in 2020', 'the Super Bowl of 1970': a date beside the name picks one thing of the kind.
+_DATED_AFTER = re.compile(r"\s+(?:in|of|from|during)\s+(?:the\s+)?(?:1[5-9]|20)\d\d(?:s|\b)")
+
+
 def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool = False, slot: int = 0
                     ) -> KindQuery | Rejection:
     """Replace the referent with a kind phrase (or a pronoun), keeping the question grammatical."""
@@ -160,6 +164,9 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
     if tx.defines_type(s, e):
         return ctx.reject(method, f"'{tx.defines_type(s, e)} {e.text}' asks what a type is", s)
+    if _DATED_AFTER.match(s[e.end:]):
+        # 'the greatest pandemics before the disease in 2020': the date still says which (read 43, ce-674fbd5a13f87f0a)
+        return ctx.reject(method, f"a date right after '{e.text}' still singles it out", s)
     after = re.match(r"\s+([a-z][a-z\-]+)\b", s[e.end :])
     if not pronoun and after and tx.modifies_noun(s, e) and tx.singular(after.group(1)) != after.group(1) \
             and tx.head_of(after.group(1)):
@@ -270,6 +277,12 @@ def _place_in_text(text: str, kind: str, container: str | None = None) -> tuple[
         if outer == kind and (container is None or tx.same_thing(holder, container)):
             if said := next((n for n in names if tx.says(text, n)), None):
                 return said, holder
+    for inner, outers in tx.lexicon().get("lies_in_one", []):
+        if kind in outers and container is None:
+            # 'this county' after a talk about the City of Piedmont: the city's county, whichever that is (read 43,
+            # ce-b252b925580a6569); the holder is unknown, so such a history settles it without naming it
+            if named := tx.named_of_kind(text, inner):
+                return named[0], ""
     return None
 
 

@@ -798,6 +798,33 @@ def named_of_kind(text: str, kind: str, describe: list[str] = ()) -> list[str]:
     return out
 
 
+# 'CocoaPods, Carthage, or from the source': items of one list, joined by a comma, 'and', 'or' or a slash.
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|\s(?:and|or)\s+|/\s*)")
+_COORDINATOR = re.compile(r"\s*(?:,\s*)?(?:and|or)\b")
+
+
+def listed_with_unknown(text: str, name: str) -> list[str]:
+    """Names of no known kind listed side by side with `name` in an 'and'/'or' list: one list holds things of one
+    kind, so 'the tool' after 'using CocoaPods, Carthage, or from the source directory' is not CocoaPods alone
+    (read 43, ce-7f9f4012ade73a77). Such names are too rough to be readings ('Madison County, NY'), only doubt."""
+    plain = _plain(text)
+    found = [e for e in entities(plain) if not quantified(plain, e)]
+    runs: list[list[Entity]] = []
+    for e in found:
+        if runs and _LIST_GAP.fullmatch(" " + plain[runs[-1][-1].end:e.start]):
+            runs[-1].append(e)
+        else:
+            runs.append([e])
+    out: list[str] = []
+    for run in runs:
+        gaps = [plain[a.end:b.start] for a, b in zip(run, run[1:])] + [plain[run[-1].end:run[-1].end + 8]]
+        names = [clean_name(e.text) for e in run]
+        if len(run) < 2 or not any(_COORDINATOR.match(g) for g in gaps) or not any(same_thing(n, name) for n in names):
+            continue
+        out += [n for n in names if not same_thing(n, name) and kind_of(n) is None and n not in out]
+    return out
+
+
 def same_thing(a: str, b: str) -> bool:
     """Aliases and spellings of one thing ('COVID-19' / 'Covid', 'IRA' / 'IRA account', 'IBM Cloud VPC' /
     'IBM Cloud Virtual Private Cloud'), but not a thing and something named after it ('Berlin' / 'Berlin Wall')."""

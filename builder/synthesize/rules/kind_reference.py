@@ -39,9 +39,11 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
         # 'this plan' right after "don't know if I go with IRA or 401K...": an IRA is an account, but a user may well
         # call it a plan; the one plan named does not settle it (read 26, ce-be5a54fa9936f95b).
         return "unclear", names
+    if len(names) == 1 and tx.listed_with_unknown("\n".join(h["content"] for h in history), names[0]):
+        return "unclear", names  # 'the tool' after 'CocoaPods, Carthage, or from source': a list of tools
     if len(names) == 1:
         place = kd.place_in(history, ref.kind)
-        if place and not tx.same_thing(place[1], names[0]):
+        if place and place[1] and not tx.same_thing(place[1], names[0]):
             # 'that country' after a talk naming England and then New York: the United States is in view too
             # (read 42, ce-fae93231cce828b4)
             return "unclear", names
@@ -67,14 +69,16 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "21"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "22"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
                 "turn, nor by being what the user keeps asking about) gives a multiple_interpretations positive whose readings and clarification name them; a "
                 "prefix naming none (and no name of the kind the block, domain or lexicon knows, such as 'soccer' in 'Major League Soccer') gives an underspecified_entity positive whose readings are names of the kind "
                 "asked about in the block, asked openly (no default referent such as 'this planet' = Earth, and no "
-                "layer kind such as 'cloud'; none right after 'a paper trading account' for 'that account'); a prefix naming exactly one (and no place lying in another thing of the kind) gives the hard-negative twin, resolved by "
+                "layer kind such as 'cloud'; none right after 'a paper trading account' for 'that account', none after a talk naming a city "
+                "for 'this county' or 'this state'; no kind phrase beside a date, 'the disease in 2020'); a prefix naming exactly one (and no place lying in another thing of the kind, no list beside it of names "
+                "of no known kind, as 'CocoaPods, Carthage, or from source' for 'the tool') gives the hard-negative twin, resolved by "
                 "that turn, as does a prefix naming none whose user turns name something the domain's passages tie to "
                 "the referent ('the league' after the Arizona Cardinals). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "

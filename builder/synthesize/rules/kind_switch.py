@@ -16,14 +16,14 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "13"
+    version = "14"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
                 "names nothing of that kind and never says the kind word (or onto no history): a topic switch, an underspecified_entity positive "
                 "whose readings are names of the kind asked about in the block and domain; its clarification asks "
                 "openly ('Which clinic are you referring to?'). No such positive for a kind with a default referent "
-                "('this planet') or a layer kind ('this cloud'); an umbrella kind ('the service', 'this tool') only after a history that names no product at all, since a product talk's own subject is one. With `fresh_retrieved_share`, that share of the "
+                "('this planet') or a layer kind ('this cloud'); an umbrella kind ('the service', 'this tool') only after a history that names no product at all, since a product talk's own subject is one, and no 'this county' or 'this country' after a history naming a place that lies in one (a city, a US state). With `fresh_retrieved_share`, that share of the "
                 "fresh-chat records is also asked post-retrieval, with the passages BM25 finds for the question's own "
                 "words in the domain's pool (a first question over retrieved passages); with `switch_retrieved_share`, that share "
                 "of the switches after a history too. The label stands.")
@@ -63,7 +63,8 @@ class KindSwitch:
             if ref.kind in tx.umbrella_kinds() and tx.names_in(text):
                 return True  # 'How does the service work?' after a talk naming a product is about that product
             return (ref.kind in tx.content_stems(text) or bool(kd.candidates(history, ref, []))
-                    or kd.mentions_referent(history, ref, names) or bool(kd.known_said(history, known)))
+                    or kd.mentions_referent(history, ref, names) or bool(kd.known_said(history, known))
+                    or kd.place_in(history, ref.kind) is not None)  # 'this county' after the City of Piedmont
 
         if len(names) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)

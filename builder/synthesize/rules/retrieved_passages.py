@@ -665,7 +665,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "21"
+    version: ClassVar[str] = "22"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -824,8 +824,9 @@ class RetrievedPassages:
             # (read 28, ce-7a86d6e2a3b8bfd7): resolved when the passages name it, else no record.
             inside = next((o for o in options if tx.same_thing(tx.clean_name(o.name), place[1])), None)
             if inside is None:
-                return ctx.reject(self.name, f"{where}: the history names '{place[0]}', which lies in {place[1]}, "
-                                             f"and the passages do not name {place[1]}", got.query)
+                return ctx.reject(self.name, f"{where}: the history names '{place[0]}', which lies in "
+                                             + (f"{place[1]}, and the passages do not name {place[1]}" if place[1] else
+                                                f"one {noun} the record does not name"), got.query)
             return self._negative(ctx, got, k, hits, history, history_source, inside, "history", method, place[0])
         if len(options) == 1:
             if in_history:  # the history names two things of the kind, the passages one
