@@ -973,3 +973,39 @@ def test_a_city_the_talk_names_settles_which_county_without_naming_it():
         Turn("assistant", "Call your hauler before noon."), piedmont.turns[2]])
     records = _records(KindReference(prefixes=5, twins=4).generate(_ctx(plain, 2, block_names=names)))
     assert [r for r in records if r.needs_clarification and r.history]
+
+
+def test_a_name_inside_a_longer_name_the_question_says_gives_no_kind_phrase():
+    # read 44, ce-7979c32dec5f9338: 'the great wall of China' -> 'the great wall of the country' still says China
+    from builder.synthesize import kinds as kd
+
+    wall = Passage("p1", "The Great Wall of China was built of stone, brick and rammed earth.", "Great Wall of China", True)
+    conv = Conversation("wall", "clapnq", [
+        Turn("user", "what is the great wall of China built out of", [wall],
+             rewrite="what is the great wall of China built out of"),
+    ])
+    ctx = _ctx(conv, 1)
+    ref = kd.referent_of(ctx, "test")
+    assert ref is not None and tx.clean_name(ref.name) == "China"
+    got = kd.make_kind_query(ctx, ref, "test")
+    assert isinstance(got, Rejection) and "Great Wall of China" in got.reason
+    # the same question over a passage about something else keeps its kind phrase
+    other = Conversation("wall2", "clapnq", [Turn("user", "what is the great wall of China built out of",
+                                                   [Passage("p2", "China is a country in East Asia.", "China", True)],
+                                                   rewrite="what is the great wall of China built out of")])
+    ctx = _ctx(other, 1)
+    assert not isinstance(kd.make_kind_query(ctx, kd.referent_of(ctx, "test"), "test"), Rejection)
+
+
+def test_standalone_clear_rejects_a_bare_this_that_points_back():
+    # read 44, ce-886805cf61ea40e6: 'Isn't this where NASA technology comes in?' as a clear fresh-chat question
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    for text, kept in (("Isn't this where NASA technology comes in?", False), ("Is this a fast way to make money?", False),
+                       ("How big is this company's market share?", None), ("Can I extend the web chat? if so, how can I do that?", True)):
+        conv = Conversation("t", "fiqa", [Turn("user", text, rewrite=text)])
+        out = list(StandaloneClear().generate(TurnContext(conv, 1, 0, 13, "test", [])))
+        bare = any("bare 'this'" in o.reason for o in out if isinstance(o, Rejection))
+        assert bare == (kept is False), (text, out)
+        if kept:
+            assert _records(out), (text, out)

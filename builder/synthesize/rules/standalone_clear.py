@@ -24,6 +24,17 @@ _ACRONYM_ASKED = re.compile(r"(?i:\s*what\s+(?:does|do|is)\s+(?:the\s+)?(?:acron
                             r"[A-Z][A-Z0-9]{1,5}s?(?i:\s+(?:stand\s+for|mean)\b)")
 
 
+def _bare_demonstrative(query: str) -> bool:
+    """'this' with no noun of its own ('Isn't this where ...', 'What does this mean?', 'Is this a fast way to ...?'):
+    a pointer to what was said before. ('how can I do that?' may point inside its own question, so 'that' stays.)"""
+    toks = [w.lower() for w in tx.words(query)]
+    for i, w in enumerate(toks):
+        after = toks[i + 1] if i + 1 < len(toks) else None
+        if w == "this" and (after is None or after in tx.stopwords() or after in tx.lexicon()["verbs"]):
+            return True
+    return False
+
+
 def _names_something(query: str, texts: list[str]) -> bool:
     """A name, beyond a common word capitalized only because it opens the query ('Worker node'): the first word
     counts when the texts (the turn's passages) also capitalize it mid-sentence ('Kubernetes cluster')."""
@@ -45,7 +56,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "17"
+    version = "18"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -66,6 +77,11 @@ class StandaloneClear:
         if tx.words(query) and any(w.lower() in PERSONAL_PRONOUNS for w in tx.words(query)):
             # 'wasn't he in captain america?': a first turn can be ambiguous too; it is no easy negative.
             yield ctx.reject(method, "standalone form contains a pronoun", query)
+            return
+        if _bare_demonstrative(query):
+            # 'Isn't this where NASA technology comes in?': 'this' stands for something said before (read 44,
+            # ce-886805cf61ea40e6); the rewrite is no standalone question.
+            yield ctx.reject(method, "standalone form has a bare 'this' pointing back", query)
             return
         if not tx.is_question(query) and (query.rstrip().endswith((".", "!")) or not tx.content_stems(query)):
             # 'omg.', 'ok, diversified is good.': a remark, nothing to answer. Keyword queries ('Time series
