@@ -603,3 +603,15 @@ def test_a_known_name_the_query_still_says_is_no_other_reading():
                                          random.Random(0), "retrieved_passages")
     assert sorted(record.interpretations) == ["Should I fish in the Penobscot River or the Kennebec this spring?",
                                               "Should I fish in the Snake River or the Kennebec this spring?"]
+
+
+def test_a_fact_with_markup_in_it_is_no_fact():
+    # read 44, ce-69e9aa9ca35a3e0c: 'Do you mean IBM Cloudant, which uses an [eventually consistent], or ...?'
+    from builder.synthesize.rules.retrieved_passages import fact_about
+
+    marked = ["IBM Cloudant uses an [eventually consistent] model for its replicas.",
+              "IBM Cloudant uses an [eventually consistent](https://cloud.ibm.com/docs) model for its replicas."]
+    for sentence in marked:
+        assert fact_about("IBM Cloudant", [sentence], "service") == ""
+    assert fact_about("IBM Cloudant", ["IBM Cloudant uses an eventually consistent model for its replicas."], "service") \
+        == "which uses an eventually consistent model for its replicas"

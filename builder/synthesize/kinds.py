@@ -147,17 +147,6 @@ def kind_phrase(ref: Referent, rng_value: float) -> str:
 _DATED_AFTER = re.compile(r"\s+(?:in|of|from|during)\s+(?:the\s+)?(?:1[5-9]|20)\d\d(?:s|\b)")
 
 
-def _inside_longer_name(ctx: TurnContext, standalone: str, e: tx.Entity) -> str | None:
-    """A title of the turn's passages that holds the name and more, said whole (in any case) by the question."""
-    name, said = tx.clean_name(e.text).lower(), standalone.lower()
-    for p in ctx.passages:
-        title = re.split(r"\s[-–:|]\s", (p.title or "").strip())[0]
-        low = title.lower()
-        if name in low and low != name and re.search(rf"(?<!\w){re.escape(low)}(?!\w)", said):
-            return title
-    return None
-
-
 def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool = False, slot: int = 0
                     ) -> KindQuery | Rejection:
     """Replace the referent with a kind phrase (or a pronoun), keeping the question grammatical."""
@@ -175,7 +164,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         return ctx.reject(method, f"'{prev}' modifies '{e.text}'; a kind phrase there breaks the question", s)
     if tx.defines_type(s, e):
         return ctx.reject(method, f"'{tx.defines_type(s, e)} {e.text}' asks what a type is", s)
-    longer = _inside_longer_name(ctx, s, e)
+    longer = tx.inside_longer_name(s, e, [p.title + "\n" + p.text for p in ctx.passages])
     if longer:
         # 'what is the great wall of China built out of' -> 'the great wall of the country': the question still
         # says which (read 44, ce-7979c32dec5f9338)

@@ -23,7 +23,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "24"
+    version = "25"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -78,6 +78,8 @@ class PassageTwins:
             )
         partners = ctx.partners
         rivals = _conversation_rivals(ctx, got, mine, partners) + _aspect_rivals(ctx, got, mine, partners)
+        # "Jupiter's" as a partner turn says it is Jupiter: a reading names the thing (read 44, ce-d29cb89395b6f6c5)
+        rivals = [(tx.clean_name(name), passages, other) for name, passages, other in rivals]
         rivals = [r for i, r in enumerate(rivals) if not any(_one_thing(r[0], o[0]) for o in rivals[:i])]
         if not rivals:
             yield ctx.reject(method, "no passage in the block answers the same question about something else", generic)

@@ -447,6 +447,8 @@ def _clause(after: str, comma: bool = False) -> str:
         return ""
     if len(words_) > 10 or words_[-1].lower() in _STOP_NP | _stops():
         return ""  # cut inside a phrase: 'which requires that'
+    if re.search(r"[\[\]{}<>|*`]", " ".join(words_)):
+        return ""  # markup: 'which uses an [eventually consistent](...)' (read 44, ce-69e9aa9ca35a3e0c)
     # 'which is enough' says nothing: a fact needs two content words besides its verb.
     if len(tx.content_stems(" ".join(words_[1:]))) < 2:
         return ""
@@ -665,7 +667,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "22"
+    version: ClassVar[str] = "23"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
