@@ -19,6 +19,15 @@ def _records(outputs):
     return [o for o in outputs if isinstance(o, Record)]
 
 
+def _kind_query(conv, turn):
+    """The referent of a turn's standalone question and its kind query (or the rejection)."""
+    from builder.synthesize import kinds as kd
+
+    ctx = _ctx(conv, turn)
+    ref = kd.referent_of(ctx, "test")
+    return ref, kd.make_kind_query(ctx, ref, "test")
+
+
 # Two clinics in the second exchange; the last turn asks about one of them by name.
 CLINICS = Conversation("va", "govt", [
     Turn("user", "Where can veterans get health care in Boston?", rewrite="Where can veterans get health care in Boston?"),
@@ -937,22 +946,17 @@ def test_a_name_listed_with_names_of_no_known_kind_is_no_single_candidate():
 
 def test_a_date_beside_the_name_keeps_it_out_of_a_kind_phrase():
     # read 43, ce-674fbd5a13f87f0a: 'the greatest pandemics before the disease in 2020' still says COVID-19
-    from builder.synthesize import kinds as kd
-
     conv = Conversation("flu", "clapnq", [
         Turn("user", "What is a pandemic?", rewrite="What is a pandemic?"),
         Turn("assistant", "An epidemic that spreads worldwide."),
         Turn("user", "Which were worse than COVID in 2020?", rewrite="Which pandemics were worse than COVID in 2020?"),
     ])
-    ctx = _ctx(conv, 2)
-    ref = kd.referent_of(ctx, "test")
+    ref, got = _kind_query(conv, 2)
     assert ref is not None and tx.clean_name(ref.name) == "COVID"
-    got = kd.make_kind_query(ctx, ref, "test")
     assert isinstance(got, Rejection) and "date" in got.reason
     undated = Conversation("flu2", "clapnq", [*conv.turns[:2], Turn("user", "Which were worse than COVID?",
                                                                     rewrite="Which pandemics were worse than COVID?")])
-    ctx = _ctx(undated, 2)
-    assert not isinstance(kd.make_kind_query(ctx, kd.referent_of(ctx, "test"), "test"), Rejection)
+    assert not isinstance(_kind_query(undated, 2)[1], Rejection)
 
 
 def test_a_city_the_talk_names_settles_which_county_without_naming_it():
@@ -977,24 +981,19 @@ def test_a_city_the_talk_names_settles_which_county_without_naming_it():
 
 def test_a_name_inside_a_longer_name_the_question_says_gives_no_kind_phrase():
     # read 44, ce-7979c32dec5f9338: 'the great wall of China' -> 'the great wall of the country' still says China
-    from builder.synthesize import kinds as kd
-
     wall = Passage("p1", "The Great Wall of China was built of stone, brick and rammed earth.", "Great Wall of China", True)
     conv = Conversation("wall", "clapnq", [
         Turn("user", "what is the great wall of China built out of", [wall],
              rewrite="what is the great wall of China built out of"),
     ])
-    ctx = _ctx(conv, 1)
-    ref = kd.referent_of(ctx, "test")
+    ref, got = _kind_query(conv, 1)
     assert ref is not None and tx.clean_name(ref.name) == "China"
-    got = kd.make_kind_query(ctx, ref, "test")
     assert isinstance(got, Rejection) and "Great Wall of China" in got.reason
     # the same question over a passage about something else keeps its kind phrase
     other = Conversation("wall2", "clapnq", [Turn("user", "what is the great wall of China built out of",
                                                    [Passage("p2", "China is a country in East Asia.", "China", True)],
                                                    rewrite="what is the great wall of China built out of")])
-    ctx = _ctx(other, 1)
-    assert not isinstance(kd.make_kind_query(ctx, kd.referent_of(ctx, "test"), "test"), Rejection)
+    assert not isinstance(_kind_query(other, 1)[1], Rejection)
 
 
 def test_standalone_clear_rejects_a_bare_this_that_points_back():
