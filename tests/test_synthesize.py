@@ -1109,3 +1109,11 @@ def test_a_place_and_its_peoples_adjective_name_one_thing():
     assert tx.same_thing("Economy of Italy", "Italian economy") and tx.same_thing("Canadian dollar", "dollar of Canada")
     assert not tx.same_thing("India", "Indian")  # a country and a people (or an ocean)
     assert not tx.same_thing("Roman Empire", "Byzantine Empire") and not tx.same_thing("Indian economy", "Economy of China")
+
+
+def test_a_passage_rival_is_read_without_a_trailing_possessive():
+    # read 44, ce-d29cb89395b6f6c5: 'How are cyclones on Jupiter's formed?'
+    from builder.synthesize.rules.passage_twins import without_possessive
+
+    assert without_possessive("Jupiter's") == "Jupiter" and without_possessive("Jupiter’s") == "Jupiter"
+    assert without_possessive("Shakespeare's plays") == "Shakespeare's plays"

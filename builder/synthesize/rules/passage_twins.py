@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from builder.conversation import Passage
@@ -78,8 +79,7 @@ class PassageTwins:
             )
         partners = ctx.partners
         rivals = _conversation_rivals(ctx, got, mine, partners) + _aspect_rivals(ctx, got, mine, partners)
-        # "Jupiter's" as a partner turn says it is Jupiter: a reading names the thing (read 44, ce-d29cb89395b6f6c5)
-        rivals = [(tx.clean_name(name), passages, other) for name, passages, other in rivals]
+        rivals = [(without_possessive(name), passages, other) for name, passages, other in rivals]
         rivals = [r for i, r in enumerate(rivals) if not any(_one_thing(r[0], o[0]) for o in rivals[:i])]
         if not rivals:
             yield ctx.reject(method, "no passage in the block answers the same question about something else", generic)
@@ -109,6 +109,12 @@ class PassageTwins:
             pair_id=pair,
             provenance=ctx.provenance(method, version, docs=[ctx.conv.id] + [o.conv.id for _, _, o in chosen]),
         )
+
+
+def without_possessive(name: str) -> str:
+    """"Jupiter's", as a partner turn says it, is Jupiter: a reading names the thing (read 44, ce-d29cb89395b6f6c5).
+    "Shakespeare's plays" keeps its owner."""
+    return re.sub(r"['’]s$", "", name.strip())
 
 
 def _one_thing(a: str, b: str) -> bool:
