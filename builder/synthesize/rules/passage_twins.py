@@ -24,7 +24,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "25"
+    version = "26"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
