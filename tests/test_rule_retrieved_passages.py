@@ -424,6 +424,42 @@ def test_a_rare_name_said_only_with_the_referent_ties_the_question_to_it():
     assert kd.singled_by_other_name(ctx("MacArthur was a general."), "Japan", "country", query) is None
 
 
+def _tie_ctx(name, texts, query):
+    pool = _conv(f"{name}-pool", "space", [Turn("user", f"What is {name}?", [
+        Passage(f"p{i}", t, name) for i, t in enumerate(texts)])])
+    asks = _conv(f"{name}-asks", "space", [Turn("user", query, [], rewrite=query)])
+    return _ctx(asks, 1, Corpus.from_conversations([pool, asks]))
+
+
+def test_a_rival_said_only_beside_the_referent_does_not_break_the_tie():
+    # 'Did Juno and Galileo find cyclones on the planet?' had been open between Jupiter and Earth: every Juno page
+    # that says Earth says Jupiter too, as the yardstick ('cyclones as large as Earth'; read 46, ce-3688f6db8cdf113c)
+    from builder.synthesize import kinds as kd
+
+    query = "Did Juno find cyclones on the planet?"
+    juno = ["Juno found polar cyclones on Jupiter as large as Earth.", "Juno orbits Jupiter, far from Earth.",
+            "Juno measured the magnetic field of Jupiter.", "Juno studies Jupiter's auroras."]
+    assert kd.singled_by_other_name(_tie_ctx("Juno", juno, query), "Jupiter", "planet", query) == "Juno"
+    # a rival said where the referent is not still competes: no tie
+    split = ["Juno found cyclones on Jupiter.", "Juno orbits Jupiter.", "Juno flew past Earth.", "Juno left Earth."]
+    assert kd.singled_by_other_name(_tie_ctx("Juno", split, query), "Jupiter", "planet", query) is None
+    # nor does a rival said beside the referent as often as it
+    beside = ["Juno saw Jupiter and Saturn.", "Juno compared Jupiter with Saturn."]
+    assert kd.singled_by_other_name(_tie_ctx("Juno", beside, query), "Jupiter", "planet", query) is None
+
+
+def test_a_common_name_said_with_the_referent_in_few_of_its_passages_is_no_tie():
+    # 'English' in a Stevenson talk had tied 'the playwright' to Shakespeare: 2 of the 12 passages on English say
+    # him (read 46, ce-e00fa36625e3b770)
+    from builder.synthesize import kinds as kd
+
+    query = "Is the playwright read in English?"
+    few = ["Shakespeare wrote in English.", "Shakespeare shaped English.", *[f"English is spoken in country {i}." for i in range(6)]]
+    assert kd.singled_by_other_name(_tie_ctx("English", few, query), "Shakespeare", "playwright", query) is None
+    most = ["Shakespeare wrote in English.", "Shakespeare shaped English.", "English plays of Shakespeare.", "English is spoken."]
+    assert kd.singled_by_other_name(_tie_ctx("English", most, query), "Shakespeare", "playwright", query) == "English"
+
+
 def test_passages_that_name_places_in_the_referent_tie_the_question_to_it():
     # 'What is the MLS All-Star Game called outside of the country?': its passages name Colorado and Kansas, not
     # the USA (read 34, ce-572d15bae6af64d5); a city the lexicon places in a country counts the same way.

@@ -258,6 +258,19 @@ def test_standalone_clear_rejects_a_rewrite_that_leans_on_the_turn_before():
     assert "leans on the turn before" in out[0].reason
 
 
+def test_a_followup_naming_an_alias_of_its_referent_is_no_positive():
+    # 'how did I get covid tho...' had been read as COVID-19 or West Nile after an unrelated history: it names
+    # COVID-19 by its short name (read 47, ce-97debe46d29261df)
+    covid = _conv("covid", [
+        Turn("user", "What are the symptoms of COVID-19?", rewrite="What are the symptoms of COVID-19?"),
+        Turn("assistant", "COVID-19 causes fever and cough."),
+        Turn("user", "how did I get covid tho...", rewrite="How did I contract COVID-19?"),
+    ])
+    out = list(followup_twins(_ctx(covid, 2, [RAIL], {"disease": ["COVID-19", "West Nile"]})))
+    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "already names the referent" in o.reason for o in out)
+
+
 def test_followup_positive_needs_a_question():
     # A quote asks nothing: its own history makes it a hard negative, but no other history makes it a positive.
     quote = _conv("quote", [

@@ -235,7 +235,7 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
 def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str, proper_only: bool = False
                           ) -> str | None:
     """A name left in the generic query that the domain's passages mention with the referent more than with any
-    other name of its kind (at least twice, or in every passage that says it and with no rival): 'Did Juno and
+    other name of its kind (in most passages that say it and at least twice, or in every one and with no rival): 'Did Juno and
     Galileo find cyclones on this planet?' is about Jupiter, 'MacArthur and the Emperor' about Japan. With
     `proper_only`, only names capitalized throughout that are no maker name ('IBM' goes with every product of its
     docs). Needs the domain's passage pool; None without one."""
@@ -253,11 +253,19 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
         texts = [t for t in texts if tx.mentions(t, name)]
         # A passage that names a place in the referent says it too: the MLS All-Star Game's passages name
         # Colorado and Kansas, not the USA (read 34, ce-572d15bae6af64d5).
-        with_own = sum(tx.says(t, own) or _place_in_text(t, kind, own) is not None for t in texts)
+        own_in = [tx.says(t, own) or _place_in_text(t, kind, own) is not None for t in texts]
+        with_own = sum(own_in)
         with_rival = max((sum(tx.says(t, r) for t in texts) for r in rivals), default=0)
+        # A rival said only beside the referent is its yardstick ('cyclones as large as Earth' in every Juno page about
+        # Jupiter; read 46, ce-3688f6db8cdf113c): the name goes with the rival where the referent is absent.
+        rival_alone = max((sum(tx.says(t, r) and not o for t, o in zip(texts, own_in)) for r in rivals), default=0)
+        # Most of the passages that say the name must say the referent: 'English' is in 2 of the domain's 12
+        # passages on it beside Shakespeare, and says no playwright (read 46, ce-e00fa36625e3b770).
+        if with_own >= 2 and 2 * with_own > len(texts) and with_own > with_rival and with_own > 2 * rival_alone:
+            return name
         # A rare name counts too when every passage that says it says the referent and none a rival: 'MacArthur',
         # in one passage of the domain, with Japan (read 33, ce-382f73c533e99230).
-        if (with_own >= 2 and with_own > 2 * with_rival) or (texts and with_own == len(texts) and not with_rival):
+        if texts and with_own == len(texts) and not with_rival:
             return name
     return None
 

@@ -62,7 +62,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "20"
+    version = "21"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
@@ -136,7 +136,8 @@ class FollowupTwins:
             yield ctx.reject(method, f"its own history leaves '{pronoun}' open between {' and '.join(rivals[:2])}; "
                                      "no hard negative")
             negative = None
-        if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent):
+        # tx.says knows aliases: 'how did I get covid tho...' names COVID-19 (read 47, ce-97debe46d29261df)
+        if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent) or tx.says(ctx.query, referent):
             if negative is not None:
                 yield negative
             yield ctx.reject(method, f"query already names the referent '{referent}'")
