@@ -448,23 +448,6 @@ def test_a_rival_said_only_beside_the_referent_does_not_break_the_tie():
     assert kd.singled_by_other_name(_tie_ctx("Juno", beside, query), "Jupiter", "planet", query) is None
 
 
-def test_a_talk_name_said_with_the_referent_in_few_of_its_passages_is_no_tie():
-    # 'English' in a Stevenson talk had tied 'the playwright' to Shakespeare: 2 of the 12 passages on English say
-    # him (read 46, ce-e00fa36625e3b770). A name of the talk must mostly go with the referent.
-    from builder.synthesize import kinds as kd
-
-    query = "What was the playwright's most popular play?"
-    talk = [{"role": "user", "content": "Is A Child's Garden of Verses only in English?"},
-            {"role": "assistant", "content": "No, it was translated into Latin."}]
-    few = ["Shakespeare wrote in English.", "Shakespeare shaped English.", *[f"English is spoken in country {i}." for i in range(6)]]
-    assert kd.singled_by_history(_tie_ctx("English", few, query), "Shakespeare", "playwright", talk) is None
-    most = ["Shakespeare wrote in English.", "Shakespeare shaped English.", "English plays of Shakespeare.", "English is spoken."]
-    assert kd.singled_by_history(_tie_ctx("English", most, query), "Shakespeare", "playwright", talk) == "English"
-    # a name in the question itself, beside the kind phrase, ties on fewer passages
-    asked = "Was the playwright read in English?"
-    assert kd.singled_by_other_name(_tie_ctx("English", few, asked), "Shakespeare", "playwright", asked) == "English"
-
-
 def test_passages_that_name_places_in_the_referent_tie_the_question_to_it():
     # 'What is the MLS All-Star Game called outside of the country?': its passages name Colorado and Kansas, not
     # the USA (read 34, ce-572d15bae6af64d5); a city the lexicon places in a country counts the same way.

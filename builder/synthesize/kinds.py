@@ -232,14 +232,13 @@ def _about_other_name(ctx: TurnContext, query: str) -> str | None:
     return None
 
 
-def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str, proper_only: bool = False,
-                          most: bool = False) -> str | None:
+def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, query: str, proper_only: bool = False
+                          ) -> str | None:
     """A name left in the generic query that the domain's passages mention with the referent more than with any
     other name of its kind (at least twice, or in every passage that says it and with no rival): 'Did Juno and
     Galileo find cyclones on this planet?' is about Jupiter, 'MacArthur and the Emperor' about Japan. With
     `proper_only`, only names capitalized throughout that are no maker name ('IBM' goes with every product of its
-    docs). With `most`, most of the passages that say the name must say the referent. Needs the domain's passage
-    pool; None without one."""
+    docs). Needs the domain's passage pool; None without one."""
     if ctx.corpus is None or not kind:
         return None
     own = tx.clean_name(referent)
@@ -260,7 +259,7 @@ def singled_by_other_name(ctx: TurnContext, referent: str, kind: str | None, que
         # A rival said only beside the referent is its yardstick ('cyclones as large as Earth' in every Juno page about
         # Jupiter; read 46, ce-3688f6db8cdf113c): the name goes with the rival where the referent is absent.
         rival_alone = max((sum(tx.says(t, r) and not o for t, o in zip(texts, own_in)) for r in rivals), default=0)
-        if with_own >= 2 and (2 * with_own > len(texts) or not most) and with_own > 2 * rival_alone and with_own > with_rival:
+        if with_own >= 2 and with_own > 2 * rival_alone and with_own > with_rival:
             return name
         # A rare name counts too when every passage that says it says the referent and none a rival: 'MacArthur',
         # in one passage of the domain, with Japan (read 33, ce-382f73c533e99230).
@@ -302,10 +301,7 @@ def singled_by_history(ctx: TurnContext, referent: str, kind: str | None, histor
     """A name in the history's user turns that singles out the referent the same way: 'the league' after 'Do the
     Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558)."""
     said = "\n".join(h["content"] for h in history if h["role"] == "user")
-    # A name of the talk is its topic, not the question's words: it ties only when most passages that say it say the
-    # referent. 'English', in a Stevenson talk, is in 2 of the domain's 12 passages on it beside Shakespeare (read 46,
-    # ce-e00fa36625e3b770).
-    return singled_by_other_name(ctx, referent, kind, said, proper_only=True, most=True) if said else None
+    return singled_by_other_name(ctx, referent, kind, said, proper_only=True) if said else None
 
 
 def _phrase_value(ctx: TurnContext, slot: int) -> float:
