@@ -448,6 +448,20 @@ def test_a_rival_said_only_beside_the_referent_does_not_break_the_tie():
     assert kd.singled_by_other_name(_tie_ctx("Juno", beside, query), "Jupiter", "planet", query) is None
 
 
+def test_a_name_typed_in_lower_case_ties_the_talk_as_its_capitalized_form():
+    # 'the league' after 'where do the arizona cardinals play this week' had been open between the NFL, the NBA, ...:
+    # the block's rewrites spell the name capitalized, and its passages go with the NFL (read 47, ce-83a9a2401688dfb5)
+    from builder.synthesize import kinds as kd
+
+    query = "How many teams are in the league?"
+    ctx = _tie_ctx("Arizona Cardinals", ["The Arizona Cardinals play in the NFL.", "The NFL's Arizona Cardinals lost."], query)
+    talk = [{"role": "user", "content": "where do the arizona cardinals play this week"},
+            {"role": "assistant", "content": "I do not know."}]
+    assert kd.singled_by_history(ctx, "NFL", "league", talk) is None  # no rewrite in the block spells it
+    ctx.block_entities = [("Arizona Cardinals", "cards", 1), ("Chicago Cardinals", "cards", 2)]
+    assert kd.singled_by_history(ctx, "NFL", "league", talk) == "Arizona Cardinals"
+
+
 def test_passages_that_name_places_in_the_referent_tie_the_question_to_it():
     # 'What is the MLS All-Star Game called outside of the country?': its passages name Colorado and Kansas, not
     # the USA (read 34, ce-572d15bae6af64d5); a city the lexicon places in a country counts the same way.

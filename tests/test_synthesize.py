@@ -271,6 +271,26 @@ def test_a_followup_naming_an_alias_of_its_referent_is_no_positive():
     assert any(isinstance(o, Rejection) and "already names the referent" in o.reason for o in out)
 
 
+def test_a_bare_ordinal_is_neither_clear_nor_a_standalone_question():
+    # 'So what is the next after The Office?' had been a clear negative: its rewrite names nothing for 'the next'
+    # of the ranking said before (reads 45 and 47, ce-e0a2112ad6d847ca)
+    office = _conv("office", [
+        Turn("user", "which TV series was the best in history?", rewrite="Which TV series was the best in history?"),
+        Turn("assistant", "Many name The Office."),
+        Turn("user", "So what is the next after The Office?", rewrite="What should I watch next after The Office?"),
+    ])
+    out = list(followup_twins(_ctx(office, 2)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert any(isinstance(o, Rejection) and "'the next' has no noun" in o.reason for o in out)
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    fresh = _conv("next", [Turn("user", "When is the next?", rewrite="When is the next?")])
+    out = list(StandaloneClear().generate(_ctx(fresh, 1)))
+    assert not [o for o in out if isinstance(o, Record)] and "'the next' with no noun" in out[0].reason
+    assert tx.bare_ordinal("Who was the first to climb Everest?") is None
+    assert tx.bare_ordinal("Is the next release free?") is None
+
+
 def test_followup_positive_needs_a_question():
     # A quote asks nothing: its own history makes it a hard negative, but no other history makes it a positive.
     quote = _conv("quote", [

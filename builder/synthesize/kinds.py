@@ -301,7 +301,12 @@ def singled_by_history(ctx: TurnContext, referent: str, kind: str | None, histor
     """A name in the history's user turns that singles out the referent the same way: 'the league' after 'Do the
     Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558)."""
     said = "\n".join(h["content"] for h in history if h["role"] == "user")
-    return singled_by_other_name(ctx, referent, kind, said, proper_only=True) if said else None
+    if not said:
+        return None
+    # 'where do the arizona cardinals play this week': a name typed in lower case, which the block's rewrites spell
+    # capitalized (read 47, ce-83a9a2401688dfb5)
+    typed = [e for e in dict.fromkeys(e for e, _, _ in ctx.block_entities) if tx.mentions(said, e) and e not in said]
+    return singled_by_other_name(ctx, referent, kind, "\n".join([said, *typed]), proper_only=True)
 
 
 def _phrase_value(ctx: TurnContext, slot: int) -> float:

@@ -98,6 +98,22 @@ def is_elliptical(text: str) -> bool:
     return any(low.startswith(o) for o in lexicon()["ellipsis_openers"])
 
 
+_ORDINAL_HEADS = frozenset("next other others previous last latter former same rest first second third".split())
+_WHOLE_AFTER = frozenset({"to", "as", "of"})
+
+
+def bare_ordinal(text: str) -> str | None:
+    """'the next' with no noun of its own ('So what is the next after The Office?'): the phrase stands for a thing of
+    a list said before."""
+    toks = [w.lower() for w in words(text)]
+    for i, w in enumerate(toks[:-1]):
+        after = toks[i + 2] if i + 2 < len(toks) else None
+        # 'the first to climb it', 'the same as', 'the rest of the plays' are whole phrases
+        if w == "the" and toks[i + 1] in _ORDINAL_HEADS and (after is None or after in stopwords()) and after not in _WHOLE_AFTER:
+            return f"the {toks[i + 1]}"
+    return None
+
+
 def is_fragment(text: str) -> bool:
     """Very short, or with no wh-word and no verb-like auxiliary: 'refund policy?', 'Renters'."""
     ws = [w.lower() for w in words(text)]

@@ -65,7 +65,7 @@ class FollowupTwins:
     version = "21"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
-                "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun; a phrase "
+                "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
                 "follow-up whose rewrite adds more than the referent is no hard negative). For "
                 "a share of turns, the same words after another conversation's history (or none; none only, for a bare pronoun, which an unrelated history's topic would settle) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
@@ -108,6 +108,11 @@ class FollowupTwins:
                 # 'What is it?' -> 'What is it that can be cleaned up?': the rewrite keeps the pronoun, so nothing
                 # says what it is; the query is not clear as it stands (read 23, ce-0a7c210ec386a4d7).
                 yield ctx.reject(method, f"the rewrite keeps '{tx.bare_pronoun(ctx.query)}' and names nothing for it")
+                return
+            if tx.bare_ordinal(ctx.query):
+                # 'So what is the next after The Office?': 'the next' of a ranking said before, which the rewrite
+                # leaves as it is; neither clear as it stands nor settled by a named thing (reads 45, 47: ce-e0a2112ad6d847ca)
+                yield ctx.reject(method, f"'{tx.bare_ordinal(ctx.query)}' has no noun, and the rewrite names nothing for it")
                 return
             # 'Is there a cure for HIV?' -> '... available for HIV?': the rewrite adds only a verb, no thing the
             # history would settle; the human question is clear as it stands.

@@ -56,7 +56,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "18"
+    version = "19"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -82,6 +82,10 @@ class StandaloneClear:
             # 'Isn't this where NASA technology comes in?': 'this' stands for something said before (read 44,
             # ce-886805cf61ea40e6); the rewrite is no standalone question.
             yield ctx.reject(method, "standalone form has a bare 'this' pointing back", query)
+            return
+        if tx.bare_ordinal(query):
+            # 'When is the next?': the next of something said before
+            yield ctx.reject(method, f"standalone form has '{tx.bare_ordinal(query)}' with no noun, pointing back", query)
             return
         if not tx.is_question(query) and (query.rstrip().endswith((".", "!")) or not tx.content_stems(query)):
             # 'omg.', 'ok, diversified is good.': a remark, nothing to answer. Keyword queries ('Time series
