@@ -1008,3 +1008,30 @@ def test_standalone_clear_rejects_a_bare_this_that_points_back():
         assert bare == (kept is False), (text, out)
         if kept:
             assert _records(out), (text, out)
+
+
+def test_pool_names_the_question_fits_come_first():
+    # 'are they billed per conversation?' had been read with a Hive metastore, 'this state's involvement in the US
+    # Civil War' with Alaska (read 47): the names the domain's passages retrieved for the question say come first,
+    # others only as far as two readings need; the true referent stays whatever its fit.
+    from builder.synthesize import kinds as kd
+    from builder.synthesize.corpus import Corpus
+
+    pool = Conversation("pool", "ibm", [Turn("user", "Billing?", [
+        Passage("wa", "Watson Assistant bills each conversation a user starts.", "Watson Assistant"),
+        Passage("sp", "Speech to Text bills each conversation minute.", "Speech to Text"),
+        Passage("hv", "A Hive metastore stores table schemas.", "Hive metastore"),
+        Passage("ks", "Kubernetes Service runs containers on worker nodes.", "Kubernetes Service")])])
+    asks = Conversation("asks", "ibm", [Turn("user", "How are conversations billed?", rewrite="How are conversations billed?")])
+    ctx = TurnContext(asks, 1, 0, 13, "test", [], corpus=Corpus.from_conversations([pool, asks]),
+                      block_names={"service": ["Hive metastore", "Kubernetes Service", "Watson Assistant", "Speech to Text"]})
+    names = ["Hive metastore", "Kubernetes Service", "Watson Assistant", "Speech to Text"]
+    assert kd.fitting(ctx, names, "How are conversations billed?") == ["Watson Assistant", "Speech to Text"]
+    assert kd.fitting(ctx, names, "How are conversations billed?", least=3) == ["Watson Assistant", "Speech to Text", "Hive metastore"]
+    assert kd.fitting(ctx, names, "How are conversations billed?", keep="Kubernetes Service") == [
+        "Watson Assistant", "Speech to Text", "Kubernetes Service"]
+    assert kd.pool_of_kind(ctx, "service", query="How are conversations billed?") == ["Watson Assistant", "Speech to Text"]
+    assert kd.pool_of_kind(ctx, "service")[:2] == ["Hive metastore", "Kubernetes Service"]  # no question: pool order
+    # no passage pool: the names as they are
+    bare = TurnContext(asks, 1, 0, 13, "test", [])
+    assert kd.fitting(bare, names, "How are conversations billed?") == names

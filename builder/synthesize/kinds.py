@@ -381,11 +381,33 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6, query: str = "") -> li
     if not query:
         return pool_of_kind(ctx, ref.kind, limit)
     said = tx.content_stems(query)
-    return [n for n in pool_of_kind(ctx, ref.kind, limit + 4) if not tx.content_stems(n) <= said][:limit]
+    names = [n for n in pool_of_kind(ctx, ref.kind, _MANY) if not tx.content_stems(n) <= said]
+    return fitting(ctx, names, query, keep=ref.name)[:limit]
 
 
-def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6) -> list[str]:
-    """Names of a kind asked about in the block, then in the domain, then from the kind lexicon."""
+_MANY = 40  # names of a kind weighed against a question before the best few are kept
+
+
+def fitting(ctx: TurnContext, names: list[str], query: str, least: int = 2, keep: str = "") -> list[str]:
+    """The names the question fits, best first: those the domain's passages retrieved for the question's words say
+    (most such passages first), then others only as far as `least` needs. 'Are they billed per conversation?' is
+    read with Watson Assistant, not with a Hive metastore; 'this state's involvement in the US Civil War' with the
+    states the war's passages name, not with Alaska (read 47). The name `keep` (the true referent) stays whatever
+    its fit. Without a passage pool, the names as they are."""
+    if ctx.corpus is None or not names:
+        return names
+    texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, query, 30)]
+    fit = [sum(tx.says(t, n) for t in texts) or (1e-9 if keep and tx.same_thing(n, tx.clean_name(keep)) else 0) for n in names]
+    best = sorted((i for i in range(len(names)) if fit[i]), key=lambda i: -fit[i])  # stable: pool order breaks ties
+    rest = [i for i in range(len(names)) if not fit[i]][: max(0, least - len(best))]
+    return [names[i] for i in best + rest]
+
+
+def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6, query: str = "", keep: str = "") -> list[str]:
+    """Names of a kind asked about in the block, then in the domain, then from the kind lexicon; with `query`, the
+    ones it fits first (`fitting`)."""
+    if query:
+        return fitting(ctx, pool_of_kind(ctx, kind, _MANY), query, keep=keep)[:limit]
     out: list[str] = []
     sources = [(ctx.block_names, kind), (ctx.domain_names, kind)]
     if len({n for s, _ in sources for n in s.get(kind, [])}) < 2:

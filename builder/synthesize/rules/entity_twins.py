@@ -65,7 +65,7 @@ class EntityTwins:
         if entity.head and not options:
             # None in the block: the domain's names of the kind, then the kind lexicon's, in a fresh chat only
             # (the topic switches, after a block-mate's history, stay sized to about a quarter).
-            options = [n for n in kd.pool_of_kind(ctx, entity.head) if not tx.same_thing(n, entity.text)
+            options = [n for n in kd.pool_of_kind(ctx, entity.head, query=generic) if not tx.same_thing(n, entity.text)
                        and not tx.same_thing(n, tx.clean_name(entity.text))
                        and not tx.content_stems(n) <= tx.content_stems(entity.text)  # 'The Office' / 'Office series'
                        and not tx.content_stems(n) <= tx.content_stems(generic)]  # 'Enterprise account' for 'the plan'

@@ -189,7 +189,7 @@ class FollowupTwins:
             # Its readings would carry what the rewrite took from the history: facts absent from the stitched record.
             yield ctx.reject(method, f"the rewrite adds more than the referent ({', '.join(sorted(extra)[:3])})")
             return
-        names = [n for n in kd.pool_of_kind(ctx, kind)] if kind else []
+        names = kd.pool_of_kind(ctx, kind, query=ctx.rewrite, keep=referent) if kind else []
         readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in names) if r]
         if kind and self.rival_prefixes:
             yield from self._same_topic(ctx, referent, kind, anaphor, fragment, pair, full=negative is None)

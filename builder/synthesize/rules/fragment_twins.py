@@ -21,7 +21,7 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "14"
+    version = "15"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
@@ -91,7 +91,7 @@ class FragmentTwins:
         if re.match(r"\s*\(", ctx.standalone[entity.end:]):
             yield ctx.reject(method, f"a short form in brackets follows '{entity.text}'; a reading would keep it", fragment)
             return
-        names = kd.pool_of_kind(ctx, kind) if kind else []
+        names = kd.pool_of_kind(ctx, kind, query=ctx.standalone, keep=name) if kind else []
         readings = [r for r in (tx.substitute(ctx.standalone, name, n) for n in names) if r]
         if len(readings) < 2:
             yield ctx.reject(method, f"fewer than two names of the kind of '{entity.text}' to read the fragment with", fragment)

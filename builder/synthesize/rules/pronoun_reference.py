@@ -111,6 +111,8 @@ class PronounReference:
                          if not tx.same_thing(n, own) and not tx.content_stems(n) <= said]
         # 'West Germany' beside 'Germany' is no other reading (read 38, ce-e3710f60c598c8de).
         names = [n for i, n in enumerate(names) if not any(tx.same_thing(n, o) or kd.variant(n, o, ref.kind) for o in names[:i])]
+        # The others the question fits first: 'its official reunification' with Germany, not India (read 47).
+        names = [own] + kd.fitting(ctx, names[1:], ref.standalone, least=1)
         if len(names) < 2:
             yield ctx.reject(self.name, f"fewer than two names of the kind '{ref.kind}' to read the fresh question with", kq.query)
             return

@@ -853,7 +853,7 @@ class RetrievedPassages:
         """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
         which; the readings are it and names of the kind asked about in the block or domain."""
         # 'the account or a 401K' is not read as 'the 401K account or a 401K' (read 41, ce-8574d85eda6a508f)
-        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun)
+        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun, query=got.query)
                   if not _same_entity(n, found.name, got.kind.noun) and not _query_says(got, n)]
         readings = [r for r in (reading(got, n) for n in others) if r]
         first = reading(got, found.name)
