@@ -258,27 +258,31 @@ def test_standalone_clear_rejects_a_rewrite_that_leans_on_the_turn_before():
     assert "leans on the turn before" in out[0].reason
 
 
+def _followup(cid, first, answer, query, rewrite):
+    """A first question (its own standalone form), the answer, and the follow-up with its rewrite."""
+    return _conv(cid, [Turn("user", first, rewrite=first), Turn("assistant", answer), Turn("user", query, rewrite=rewrite)])
+
+
+def _no_positive(outputs, reason):
+    """No positive record among a generator's outputs, and a rejection that gives `reason`."""
+    out = list(outputs)
+    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
+    assert any(isinstance(o, Rejection) and reason in o.reason for o in out)
+
+
 def test_a_followup_naming_an_alias_of_its_referent_is_no_positive():
     # 'how did I get covid tho...' had been read as COVID-19 or West Nile after an unrelated history: it names
     # COVID-19 by its short name (read 47, ce-97debe46d29261df)
-    covid = _conv("covid", [
-        Turn("user", "What are the symptoms of COVID-19?", rewrite="What are the symptoms of COVID-19?"),
-        Turn("assistant", "COVID-19 causes fever and cough."),
-        Turn("user", "how did I get covid tho...", rewrite="How did I contract COVID-19?"),
-    ])
-    out = list(followup_twins(_ctx(covid, 2, [RAIL], {"disease": ["COVID-19", "West Nile"]})))
-    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
-    assert any(isinstance(o, Rejection) and "already names the referent" in o.reason for o in out)
+    covid = _followup("covid", "What are the symptoms of COVID-19?", "COVID-19 causes fever and cough.",
+                      "how did I get covid tho...", "How did I contract COVID-19?")
+    _no_positive(followup_twins(_ctx(covid, 2, [RAIL], {"disease": ["COVID-19", "West Nile"]})), "already names the referent")
 
 
 def test_a_bare_ordinal_is_neither_clear_nor_a_standalone_question():
     # 'So what is the next after The Office?' had been a clear negative: its rewrite names nothing for 'the next'
     # of the ranking said before (reads 45 and 47, ce-e0a2112ad6d847ca)
-    office = _conv("office", [
-        Turn("user", "which TV series was the best in history?", rewrite="Which TV series was the best in history?"),
-        Turn("assistant", "Many name The Office."),
-        Turn("user", "So what is the next after The Office?", rewrite="What should I watch next after The Office?"),
-    ])
+    office = _followup("office", "which TV series was the best in history?", "Many name The Office.",
+                       "So what is the next after The Office?", "What should I watch next after The Office?")
     out = list(followup_twins(_ctx(office, 2)))
     assert not [o for o in out if isinstance(o, Record)]
     assert any(isinstance(o, Rejection) and "'the next' has no noun" in o.reason for o in out)
@@ -293,14 +297,9 @@ def test_a_bare_ordinal_is_neither_clear_nor_a_standalone_question():
 
 def test_followup_positive_needs_a_question():
     # A quote asks nothing: its own history makes it a hard negative, but no other history makes it a positive.
-    quote = _conv("quote", [
-        Turn("user", "Tell me about Richard III.", rewrite="Tell me about Richard III."),
-        Turn("assistant", "Richard III is a play by Shakespeare."),
-        Turn("user", "A horse, a horse, my kingdom for a horse!", rewrite="A horse, a horse, my kingdom for a horse in Richard III!"),
-    ])
-    out = list(followup_twins(_ctx(quote, 2, [RAIL], {"play": ["Richard III", "Hamlet"]})))
-    assert not [o for o in out if isinstance(o, Record) and o.needs_clarification]
-    assert any(isinstance(o, Rejection) and "no question" in o.reason for o in out)
+    quote = _followup("quote", "Tell me about Richard III.", "Richard III is a play by Shakespeare.",
+                      "A horse, a horse, my kingdom for a horse!", "A horse, a horse, my kingdom for a horse in Richard III!")
+    _no_positive(followup_twins(_ctx(quote, 2, [RAIL], {"play": ["Richard III", "Hamlet"]})), "no question")
 
 
 def test_a_name_inside_a_longer_name_is_not_swapped():
