@@ -1035,3 +1035,21 @@ def test_pool_names_the_question_fits_come_first():
     # no passage pool: the names as they are
     bare = TurnContext(asks, 1, 0, 13, "test", [])
     assert kd.fitting(bare, names, "How are conversations billed?") == names
+
+
+def test_a_kin_kind_only_fills_up_the_readings_of_a_kind():
+    # 'the city' had been read as California and Alameda County, which the question's passages say more than any
+    # city (read 48, ce-e017fafbc0c6831e): names of the kind itself are weighed; a kin kind's only fill up to two.
+    from builder.synthesize import kinds as kd
+    from builder.synthesize.corpus import Corpus
+
+    pool = Conversation("pool", "gov", [Turn("user", "Permits?", [
+        Passage("ca", "California issues permits; Alameda County issues permits too.", "California"),
+        Passage("sac", "Sacramento issues permits at city hall.", "Sacramento"),
+        Passage("bos", "Boston is a city.", "Boston")])])
+    asks = Conversation("asks", "gov", [Turn("user", "Where do I get a permit?", rewrite="Where do I get a permit?")])
+    ctx = TurnContext(asks, 1, 0, 13, "test", [], corpus=Corpus.from_conversations([pool, asks]),
+                      block_names={"city": ["Sacramento"], "state": ["California"], "county": ["Alameda County"]})
+    names = kd.pool_of_kind(ctx, "city", query="Where do I get a permit in the city?")
+    assert names[0] == "Sacramento" and "California" not in names and "Alameda County" not in names
+    assert len(names) >= 2  # a second city the domain's passages say (the lexicon's Boston)

@@ -380,9 +380,7 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6, query: str = "") -> li
     available with the Enterprise account type?')."""
     if not query:
         return pool_of_kind(ctx, ref.kind, limit)
-    said = tx.content_stems(query)
-    names = [n for n in pool_of_kind(ctx, ref.kind, _MANY) if not tx.content_stems(n) <= said]
-    return fitting(ctx, names, query, keep=ref.name)[:limit]
+    return pool_of_kind(ctx, ref.kind, limit, query=query, keep=ref.name)
 
 
 _MANY = 40  # names of a kind weighed against a question before the best few are kept
@@ -405,15 +403,25 @@ def fitting(ctx: TurnContext, names: list[str], query: str, least: int = 2, keep
 
 def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6, query: str = "", keep: str = "") -> list[str]:
     """Names of a kind asked about in the block, then in the domain, then from the kind lexicon; with `query`, the
-    ones it fits first (`fitting`)."""
+    ones it fits first (`fitting`), none whose words it already says but `keep`."""
     if query:
-        return fitting(ctx, pool_of_kind(ctx, kind, _MANY), query, keep=keep)[:limit]
+        # Names of the kind itself are weighed; a kin kind's (a state for 'the city') only fill up to two readings
+        # (read 48: 'the city' read as California and Alameda County).
+        said = tx.content_stems(query)
+        other = lambda n: not tx.content_stems(n) <= said or bool(keep) and tx.same_thing(n, tx.clean_name(keep))  # noqa: E731
+        fitted = fitting(ctx, [n for n in _names_of_kind(ctx, kind, _MANY, kin=False) if other(n)], query, keep=keep)
+        more = [n for n in _names_of_kind(ctx, kind, _MANY) if n not in fitted and other(n)]
+        return (fitted + more[: max(0, 2 - len(fitted))])[:limit]
+    return _names_of_kind(ctx, kind, limit)
+
+
+def _names_of_kind(ctx: TurnContext, kind: str, limit: int, kin: bool = True) -> list[str]:
     out: list[str] = []
     sources = [(ctx.block_names, kind), (ctx.domain_names, kind)]
     if len({n for s, _ in sources for n in s.get(kind, [])}) < 2:
         # Too few in the data: the kind lexicon's names, then names of a kin kind from the block and domain.
         sources.append((tx.lexicon_names(), kind))
-        sources += [(s, kin) for kin in tx.kin_of(kind) for s in (ctx.block_names, ctx.domain_names)]
+        sources += [(s, k) for k in tx.kin_of(kind) for s in (ctx.block_names, ctx.domain_names)] if kin else []
     lexicon = tx.lexicon_names()
     for source, k in sources:
         for name in source.get(k, []):
