@@ -835,7 +835,7 @@ def test_a_fresh_pronoun_question_that_keeps_words_of_its_referent_is_no_positiv
     names = {"sdk": ["IBM Cloud Functions SDK", "Python SDK"]}
     out = list(PronounReference(fresh_share=1.0).generate(_ctx(conv, 2, block_names=names)))
     assert not [r for r in _records(out) if not r.history]
-    assert any("own words ('function') say which" in o.reason for o in out if isinstance(o, Rejection))
+    assert any("still says 'function'" in o.reason for o in out if isinstance(o, Rejection))
     # The maker's name alone ('IBM Cloud') says nothing of which of its products.
     conv = Conversation("sdk2", "ibmcloud", [
         Turn("user", "What SDKs are there?"), Turn("assistant", "The IBM Cloud Functions SDK and the Python SDK."),
@@ -1053,3 +1053,23 @@ def test_a_kin_kind_only_fills_up_the_readings_of_a_kind():
     names = kd.pool_of_kind(ctx, "city", query="Where do I get a permit in the city?")
     assert names[0] == "Sacramento" and "California" not in names and "Alameda County" not in names
     assert len(names) >= 2  # a second city the domain's passages say (the lexicon's Boston)
+
+
+def test_a_kind_query_that_keeps_words_of_its_referent_is_no_kind_query():
+    # 'Can I configure that SDK for mobile to work with different installations of Cloud Functions?' was a topic
+    # switch read with a Python SDK too (read 49, ce-cfbc3ee7cdeb377d): the question still says which SDK.
+    from builder.synthesize import kinds as kd
+
+    conv = Conversation("sdk", "ibmcloud", [Turn(
+        "user", "Can I configure the mobile one?",
+        rewrite="Can I configure the IBM Cloud Functions SDK for mobile to work with different installations of Cloud Functions?")])
+    ctx = _ctx(conv, 1)
+    got = kd.make_kind_query(ctx, kd.referent_of(ctx, "test"), "test")
+    assert isinstance(got, Rejection) and "still says 'function'" in got.reason
+    # the kind noun itself is no word kept: 'the virus' for the West Nile virus
+    conv = Conversation("virus", "govt", [Turn("user", "When was West Nile virus first found?",
+                                               rewrite="When was West Nile virus first found in animals?")])
+    ctx = _ctx(conv, 1)
+    ref = kd.referent_of(ctx, "test")
+    got = kd.make_kind_query(ctx, ref, "test")
+    assert isinstance(got, kd.KindQuery) and "West" not in got.query, (ref, got)

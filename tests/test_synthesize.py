@@ -291,6 +291,10 @@ def test_a_bare_ordinal_is_neither_clear_nor_a_standalone_question():
     fresh = _conv("next", [Turn("user", "When is the next?", rewrite="When is the next?")])
     out = list(StandaloneClear().generate(_ctx(fresh, 1)))
     assert not [o for o in out if isinstance(o, Record)] and "'the next' with no noun" in out[0].reason
+    other = _conv("orbits", [Turn("user", "What is the difference between an Earth satellite orbit and the other orbits?",
+                                  rewrite="What is the difference between an Earth satellite orbit and the other orbits?")])
+    out = list(StandaloneClear().generate(_ctx(other, 1)))  # read 49, ce-206614a49df1c53b
+    assert not [o for o in out if isinstance(o, Record)] and "'the other ...'" in out[0].reason
     assert tx.bare_ordinal("Who was the first to climb Everest?") is None
     assert tx.bare_ordinal("Is the next release free?") is None
 

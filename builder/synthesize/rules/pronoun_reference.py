@@ -94,13 +94,7 @@ class PronounReference:
         nothing is in view for it to mean, so it is read with the referent and other names of its kind asked about in
         the block (or, when the block asks about no other, in the domain)."""
         own = tx.clean_name(ref.name)
-        said = tx.content_stems(kq.query)
-        kept = (tx.content_stems(tx.without_brand(own)) - {ref.kind}) & said
-        if kept:
-            # 'Can I configure it for mobile to work with different installations of Cloud Functions?': the words the
-            # question keeps say which SDK (read 39, ce-55260dbced112293).
-            yield ctx.reject(self.name, f"the fresh question's own words ('{', '.join(sorted(kept))}') say which", kq.query)
-            return
+        said = tx.content_stems(kq.query)  # words the question keeps of the referent's name were turned down in make_kind_query
         # Names asked about in the block, else in the domain; not the lexicon's, which may be of another sense of the
         # kind ('Can you get free tests if you have 401(k)?' for a health plan).
         asked = ctx.block_names.get(ref.kind, [])

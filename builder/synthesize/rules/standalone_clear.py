@@ -24,6 +24,9 @@ _ACRONYM_ASKED = re.compile(r"(?i:\s*what\s+(?:does|do|is)\s+(?:the\s+)?(?:acron
                             r"[A-Z][A-Z0-9]{1,5}s?(?i:\s+(?:stand\s+for|mean)\b)")
 
 
+_THE_OTHER = re.compile(r"(?i)\bthe\s+others?\b(?!\s+hand\b)")
+
+
 def _bare_demonstrative(query: str) -> bool:
     """'this' with no noun of its own ('Isn't this where ...', 'What does this mean?', 'Is this a fast way to ...?'):
     a pointer to what was said before. ('how can I do that?' may point inside its own question, so 'that' stays.)"""
@@ -82,6 +85,11 @@ class StandaloneClear:
             # 'Isn't this where NASA technology comes in?': 'this' stands for something said before (read 44,
             # ce-886805cf61ea40e6); the rewrite is no standalone question.
             yield ctx.reject(method, "standalone form has a bare 'this' pointing back", query)
+            return
+        if _THE_OTHER.search(query):
+            # 'What is the difference between an Earth satellite orbit and the other orbits?': other than what was
+            # said before (read 49, ce-206614a49df1c53b)
+            yield ctx.reject(method, "standalone form says 'the other ...', pointing back", query)
             return
         if tx.bare_ordinal(query):
             # 'When is the next?': the next of something said before
