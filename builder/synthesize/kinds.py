@@ -205,7 +205,7 @@ def make_kind_query(ctx: TurnContext, ref: Referent, method: str, pronoun: bool 
         return ctx.reject(method, f"could not remove '{e.text}'", s)
     if query == s or len(tx.content_stems(query) - {ref.kind} - tx.anaphora()) < 1:
         return ctx.reject(method, f"too little left after removing '{e.text}'", s)
-    # (the kind phrase's own noun aside: 'that virus' for 'West Nile virus' read as a disease)
+    # The kind phrase's own words are no words kept ('that virus' for 'West Nile virus').
     kept = (tx.content_stems(tx.without_brand(tx.clean_name(e.text))) - {ref.kind} - tx.content_stems(phrase)) & tx.content_stems(query)
     if kept:
         # 'Can I configure that SDK for mobile to work with different installations of Cloud Functions?': the
