@@ -1153,3 +1153,65 @@ def test_a_passage_rival_is_read_without_a_trailing_possessive():
 
     assert without_possessive("Jupiter's") == "Jupiter" and without_possessive("Jupiter’s") == "Jupiter"
     assert without_possessive("Shakespeare's plays") == "Shakespeare's plays"
+
+
+def test_a_fragment_that_drops_what_its_question_asks_is_no_hard_negative():
+    # 'house chores?' of 'Could the water ... be recycled and used in house chores like cleaning and gardening?'
+    # had been a hard negative after a talk that says nothing of reuse (read 50, ce-bea65a5050567b3d)
+    from builder.synthesize.rules.fragment_twins import FragmentTwins
+
+    def conv(answer):
+        return _conv("drain", [
+            Turn("user", "Where does the water of the Hudson River go?", rewrite="Where does the water of the Hudson River go?"),
+            Turn("assistant", answer),
+            Turn("user", "house chores?", [Passage("h1", "The Hudson River flows into the Atlantic.", "Hudson River", True)],
+                 rewrite="Could the water of the Hudson River be recycled and used in house chores like cleaning and gardening?"),
+        ])
+    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Hudson River flows into the Atlantic."), 2)))
+    assert not [o for o in out if isinstance(o, Record)]
+    assert any("drops what the question asks" in o.reason for o in out if isinstance(o, Rejection))
+    said = "Hudson River water is recycled and used for cleaning and gardening in the valley."
+    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv(said), 2)))
+    assert [o for o in out if isinstance(o, Record) and o.category == "hard_negative" and o.query == "house chores?"]
+
+
+def test_a_one_word_followup_is_no_hard_negative():
+    # 'Solutions' after a talk of virtualization on IBM Cloud had been a hard negative read 'What are the solutions
+    # offered by IBM Cloud?' (read 50, ce-011e8d2abf079af7); two words of the same kind stay one
+    def out(query, rewrite):
+        conv = _followup("cloud", "Does IBM Cloud run virtual servers?", "IBM Cloud offers virtual servers.", query, rewrite)
+        return list(FollowupTwins(positive_share=0.0).generate(_ctx(conv, 2)))
+    one = out("Solutions", "What are the solutions offered by IBM Cloud?")
+    assert not [o for o in one if isinstance(o, Record) and not o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "one-word fragment" in o.reason for o in one)
+    two = out("Backup solutions", "What are the backup solutions of IBM Cloud?")
+    assert [o for o in two if isinstance(o, Record) and o.category == "hard_negative"]
+
+
+def test_a_followup_is_no_hard_negative_when_the_talk_last_named_another_of_its_kind():
+    # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California had been
+    # a hard negative (read 50, ce-9701dbecbdb69ca0)
+    def out(later):
+        conv = _conv("traffic", [
+            Turn("user", "What are the helmet rules in New York?", rewrite="What are the helmet rules in New York?"),
+            Turn("assistant", "Traffic violations in New York carry fines, and every rider needs a helmet."),
+            Turn("user", "What about bicycles?", rewrite="What about bicycles?"),
+            Turn("assistant", later),
+            Turn("user", "Fines and penalties", rewrite="What are the fines and penalties for traffic violations in New York?"),
+        ])
+        return list(FollowupTwins(positive_share=0.0).generate(_ctx(conv, 3)))
+    moved = out("In California, bicycles may not ride on most freeways.")
+    assert not [o for o in moved if isinstance(o, Record) and not o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "last named California" in o.reason for o in moved)
+    stayed = out("In New York, bicycles may not ride on most freeways.")
+    assert [o for o in stayed if isinstance(o, Record) and o.category == "hard_negative"]
+
+
+def test_a_referent_that_starts_with_a_ranking_gives_no_readings():
+    # 'That was not my question ...' rewritten 'Which is the longest river in North America, ...?' had been read
+    # 'Which is the Hudson River America, ...?' in a fresh chat: the referent was 'longest river in North' (read 50,
+    # ce-cc6847a7d6990efb)
+    conv = _followup("river", "Which river is the longest?", "The Missouri River is the longest river in North Dakota.",
+                     "That was not my question.", "Which is the longest river in North America, including Central America?")
+    _no_positive(followup_twins(_ctx(conv, 2, names={"river": ["Hudson River", "Snake River", "Missouri River"]})),
+                 "ranks things of the kind")

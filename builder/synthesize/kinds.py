@@ -538,6 +538,20 @@ def owner_named(history: list[dict[str, str]], kind: str, describe: list[str]) -
     return False
 
 
+def latest_of_kind(history: list[dict[str, str]], kind: str) -> list[str]:
+    """The things of `kind` named by the most recent exchange that names any ([] when none does): what the talk
+    last said of that kind ('California' after four turns on California's traffic laws, New York before them)."""
+    ends = len(history)
+    for i in range(len(history) - 1, -1, -1):
+        if history[i]["role"] != "user":
+            continue
+        found = tx.named_of_kind("\n".join(h["content"] for h in history[i:ends]), kind)
+        if found:
+            return found
+        ends = i
+    return []
+
+
 def last_user(history: list[dict[str, str]]) -> str:
     return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
 

@@ -41,10 +41,31 @@ _RANKING = r"(?:most|least|best|worst|top|largest|biggest|oldest|newest|highest|
 
 
 def _ranked(rewrite: str, referent: str) -> bool:
-    """'the most popular women's football league' ranks the things of a kind: no one name of it reads it."""
+    """'the most popular women's football league' ranks the things of a kind: no one name of it reads it. So does a
+    referent that starts with the ranking ('longest river in North' read 'Which is the Hudson River America, ...?',
+    read 50, ce-cc6847a7d6990efb)."""
+    if re.fullmatch(_RANKING, (tx.words(referent) or [""])[0].lower()):
+        return True
     if not all(w[:1].islower() for w in tx.words(referent)):
         return False
     return bool(re.search(rf"(?i)\b{_RANKING}\s+(?:[\w'’-]+\s+){{0,2}}{re.escape(referent)}", rewrite))
+
+
+def _named_instead(history: list[dict[str, str]], query: str, referent: str, texts: list[str]) -> str | None:
+    """A thing of the kind of a name in the referent that the latest exchange naming that kind says besides or
+    instead of it (`kinds.latest_of_kind`); None when the talk last named that one alone, or the query names it.
+    A name sharing a word with it ('Great Wall', 'Great Wall of China') or a brand ('IBM') is no other thing."""
+    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}
+    for entity in tx.entities(referent):
+        name = tx.clean_name(entity.text)
+        kind = tx.kind_of(name, texts)
+        if not kind or tx.mentions(query, name) or tx.says(query, name) or tx.content_stems(name) & tx.content_stems(query):
+            continue
+        others = [n for n in kd.latest_of_kind(history, kind)
+                  if n not in brands and not tx.same_thing(n, name) and not tx.content_stems(n) & tx.content_stems(name)]
+        if others:
+            return others[0]
+    return None
 
 
 def _fuzzy_names(query: str, referent: str) -> bool:
@@ -62,11 +83,12 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "21"
+    version = "22"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
-                "follow-up whose rewrite adds more than the referent is no hard negative). For "
+                "follow-up whose rewrite adds more than the referent is no hard negative, nor is a one-word fragment, nor one whose "
+                "rewrite names a thing when the talk last named another of its kind). For "
                 "a share of turns, the same words after another conversation's history (or none; none only, for a bare pronoun, which an unrelated history's topic would settle) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
@@ -140,6 +162,17 @@ class FollowupTwins:
             # in view), so the human turn is no clean hard negative.
             yield ctx.reject(method, f"its own history leaves '{pronoun}' open between {' and '.join(rivals[:2])}; "
                                      "no hard negative")
+            negative = None
+        if negative is not None and fragment and not anaphor and len(tx.words(ctx.query)) < 2:
+            # 'Solutions' after a talk of virtualization on IBM Cloud: one word leaves open what about it, whatever
+            # the history says (fragment_twins' rule for its own fragments; read 50, ce-011e8d2abf079af7).
+            yield ctx.reject(method, "a one-word fragment is no resolved follow-up; no hard negative")
+            negative = None
+        other = _named_instead(history, ctx.query, referent, [p.title + "\n" + p.text for p in ctx.passages]) if not pronoun else None
+        if negative is not None and other:
+            # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California:
+            # the rewriter's pick, not what the talk last said (read 50, ce-9701dbecbdb69ca0).
+            yield ctx.reject(method, f"the talk last named {other}, not the rewrite's referent; no hard negative")
             negative = None
         # tx.says knows aliases: 'how did I get covid tho...' names COVID-19 (read 47, ce-97debe46d29261df)
         if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent) or tx.says(ctx.query, referent):

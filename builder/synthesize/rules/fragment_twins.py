@@ -21,11 +21,12 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "15"
+    version = "16"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
-                "follow-up a person types: a hard negative after the turn's own history, which names the entity; for a "
+                "follow-up a person types: a hard negative after the turn's own history, which names the entity and what the "
+                "question asks of it; for a "
                 "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
                 "whose readings are the rewrite with names of the entity's kind; its clarification asks openly. No "
                 "fragment that keeps a verb cut from its object ('industry earn?'), a number ('two months?') or cuts a compound "
@@ -74,10 +75,16 @@ class FragmentTwins:
             # 'able conquer?' for 'Was the Byzantine Empire able to conquer Israel?' after a talk that never
             # names Israel: the history settles the entity, not what else the fragment dropped.
             dropped = sorted(_things(ctx.standalone) - tx.content_stems(fragment) - said)
+            # 'house chores?' of 'Could the water ... be recycled and used in house chores like cleaning and
+            # gardening?': what the question asks of the fragment is gone too (read 50, ce-bea65a5050567b3d).
+            unsaid = sorted(tx.content_stems(ctx.standalone) - tx.content_stems(fragment) - said - _ASKING)
             if where is None:
                 yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
             elif dropped:
                 yield ctx.reject(method, f"the fragment drops '{dropped[0]}', which the history does not say", fragment)
+            elif len(unsaid) > 1:
+                yield ctx.reject(method, f"the fragment drops what the question asks ({', '.join(unsaid[:3])}), "
+                                         "which the history does not say", fragment)
             else:
                 yield resolved_by_history(ctx, fragment, where, entity.text, ctx.standalone, pair, method, version)
         if rng.random() >= self.positive_share:
@@ -122,6 +129,9 @@ def _things(text: str) -> set[str]:
             if (i > 0 and w[:1].isupper() and w.lower() not in tx.stopwords() and not w.startswith("I'"))
             or tx.singular(w)} - {""}
 
+
+# Words that ask ('Could you clarify ...') rather than say what is asked.
+_ASKING = frozenset(tx.stem(w) for w in ("clarify", "tell", "explain", "describe", "give", "provide", "know", "i'm"))
 
 _DETERMINER = r"(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|any|some)"
 
