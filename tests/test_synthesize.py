@@ -1215,3 +1215,27 @@ def test_a_referent_that_starts_with_a_ranking_gives_no_readings():
                      "That was not my question.", "Which is the longest river in North America, including Central America?")
     _no_positive(followup_twins(_ctx(conv, 2, names={"river": ["Hudson River", "Snake River", "Missouri River"]})),
                  "ranks things of the kind")
+
+
+def test_passage_twins_hard_negative_needs_the_talk_to_have_last_named_its_entity():
+    # 'Is the river important?' over Hudson River passages, right after a turn naming the Penobscot, the Mississippi
+    # and the Missouri, had been a hard negative resolved by the passages (read 51, ce-561414994a9708f9)
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    hudson = [Passage("h1", "The Hudson River is an important river of New York.", "Hudson River", True)]
+
+    def negatives(last_answer):
+        conv = _conv("hudson", [
+            Turn("user", "Tell me about the Hudson River.", rewrite="Tell me about the Hudson River."),
+            Turn("assistant", "The Hudson River flows through New York."),
+            Turn("user", "Which rivers are navigable?", rewrite="Which rivers are navigable?"),
+            Turn("assistant", last_answer),
+            Turn("user", "Is the Hudson River important?", hudson, rewrite="Is the Hudson River important?"),
+        ])
+        out = list(PassageTwins().generate(_ctx(conv, 3)))
+        return out, [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    out, found = negatives("The Penobscot River and the Mississippi River are navigable.")
+    assert not found
+    assert any("the talk last named" in o.reason for o in out if isinstance(o, Rejection))
+    _, found = negatives("The Hudson River is navigable up to Troy.")
+    assert found and found[0].query == "Is the river important?"

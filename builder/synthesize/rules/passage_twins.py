@@ -7,6 +7,7 @@ from typing import Iterator
 
 from builder.conversation import Passage
 from builder.record import Record, clear_target
+from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
@@ -24,9 +25,9 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "26"
+    version = "27"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
-                "hard negative the history and documents resolve together) or with those plus passages of the block about another entity that answer the "
+                "hard negative the history and documents resolve together, unless the talk last named another thing of its kind) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
@@ -62,6 +63,11 @@ class PassageTwins:
             # the user's named question switched topic, and only the passages say so (read 31, ce-123d51f50fcf87dd).
             yield ctx.reject(method, f"the history never names '{entity.text}' and its last exchange names '{others[0]}'; "
                                      "the passages alone would switch the topic", generic)
+        elif rival := _named_last(ctx, entity.text, entity.head):
+            # 'Is the river important?' over Hudson River passages, right after a turn naming the Penobscot, the
+            # Mississippi and the Missouri: what the search found, not what the talk points at (read 51, ce-561414994a9708f9).
+            yield ctx.reject(method, f"the talk last named {rival} of the kind of '{entity.text}'; the passages alone "
+                                     "do not settle the generic words", generic)
         else:
             yield Record(
                 domain=ctx.conv.domain,
@@ -109,6 +115,16 @@ class PassageTwins:
             pair_id=pair,
             provenance=ctx.provenance(method, version, docs=[ctx.conv.id] + [o.conv.id for _, _, o in chosen]),
         )
+
+
+def _named_last(ctx: TurnContext, name: str, head: str | None) -> str | None:
+    """Another thing of the entity's kind that the latest exchange naming that kind says (`kinds.latest_of_kind`)."""
+    kind = head or tx.kind_of(name, [])
+    if not kind:
+        return None
+    own = tx.content_stems(name) - {tx.stem(kind)}  # 'Penobscot River' and 'Hudson River' share only the kind word
+    others = [n for n in kd.latest_of_kind(ctx.history, kind) if not tx.same_thing(n, name) and not tx.content_stems(n) & own]
+    return others[0] if others else None
 
 
 def without_possessive(name: str) -> str:
