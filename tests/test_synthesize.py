@@ -1239,3 +1239,15 @@ def test_passage_twins_hard_negative_needs_the_talk_to_have_last_named_its_entit
     assert any("the talk last named" in o.reason for o in out if isinstance(o, Rejection))
     _, found = negatives("The Hudson River is navigable up to Troy.")
     assert found and found[0].query == "Is the river important?"
+
+
+def test_named_instead_keeps_short_forms_and_initials_as_one_thing():
+    # 'the disease' over chronic wasting disease passages after a turn on CWD had been turned down as if the talk
+    # named another disease (kinds.named_instead, the rule read 51's passage twins use)
+    from builder.synthesize import kinds as kd
+
+    def talk(answer):
+        return [{"role": "user", "content": "Tell me more."}, {"role": "assistant", "content": answer}]
+    assert kd.named_instead(talk("Deer can carry CWD, a prion disease."), "chronic wasting disease", "disease") == []
+    assert kd.named_instead(talk("The Penobscot River is navigable."), "Hudson River", "river") == ["Penobscot River"]
+    assert kd.named_instead(talk("The Hudson River is navigable."), "Hudson River", "river") == []

@@ -552,6 +552,17 @@ def latest_of_kind(history: list[dict[str, str]], kind: str) -> list[str]:
     return []
 
 
+def named_instead(history: list[dict[str, str]], name: str, kind: str) -> list[str]:
+    """Other things of `kind` that the latest exchange naming that kind says besides or instead of `name`: a name
+    sharing a word with it other than the kind word ('Great Wall', 'Great Wall of China'), its initials ('CWD',
+    'chronic wasting disease') or a brand ('IBM') is no other thing."""
+    own = tx.content_stems(name) - {tx.stem(kind)}
+    initials = "".join(w[0] for w in tx.words(name)).upper()
+    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}
+    return [n for n in latest_of_kind(history, kind)
+            if n not in brands and n != initials and not tx.same_thing(n, name) and not tx.content_stems(n) & own]
+
+
 def last_user(history: list[dict[str, str]]) -> str:
     return next((h["content"] for h in reversed(history) if h["role"] == "user"), "")
 

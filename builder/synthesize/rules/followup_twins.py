@@ -53,16 +53,13 @@ def _ranked(rewrite: str, referent: str) -> bool:
 
 def _named_instead(history: list[dict[str, str]], query: str, referent: str, texts: list[str]) -> str | None:
     """A thing of the kind of a name in the referent that the latest exchange naming that kind says besides or
-    instead of it (`kinds.latest_of_kind`); None when the talk last named that one alone, or the query names it.
-    A name sharing a word with it ('Great Wall', 'Great Wall of China') or a brand ('IBM') is no other thing."""
-    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}
+    instead of it (`kinds.named_instead`); None when the talk last named that one alone, or the query names it."""
     for entity in tx.entities(referent):
         name = tx.clean_name(entity.text)
         kind = tx.kind_of(name, texts)
         if not kind or tx.mentions(query, name) or tx.says(query, name) or tx.content_stems(name) & tx.content_stems(query):
             continue
-        others = [n for n in kd.latest_of_kind(history, kind)
-                  if n not in brands and not tx.same_thing(n, name) and not tx.content_stems(n) & tx.content_stems(name)]
+        others = kd.named_instead(history, name, kind)
         if others:
             return others[0]
     return None

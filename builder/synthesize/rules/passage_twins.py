@@ -118,12 +118,9 @@ class PassageTwins:
 
 
 def _named_last(ctx: TurnContext, name: str, head: str | None) -> str | None:
-    """Another thing of the entity's kind that the latest exchange naming that kind says (`kinds.latest_of_kind`)."""
+    """Another thing of the entity's kind that the latest exchange naming that kind says (`kinds.named_instead`)."""
     kind = head or tx.kind_of(name, [])
-    if not kind:
-        return None
-    own = tx.content_stems(name) - {tx.stem(kind)}  # 'Penobscot River' and 'Hudson River' share only the kind word
-    others = [n for n in kd.latest_of_kind(ctx.history, kind) if not tx.same_thing(n, name) and not tx.content_stems(n) & own]
+    others = kd.named_instead(ctx.history, name, kind) if kind else []
     return others[0] if others else None
 
 
