@@ -335,21 +335,38 @@ def test_no_generic_phrase_beside_a_name_that_says_which():
     assert any("stands beside another name" in o.reason for o in out if isinstance(o, Rejection))
 
 
-def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped():
+def _fragment_after(answer, first, passage, rewrite):
+    """fragment_twins' outputs (no positives) for a turn whose rewrite is `rewrite`, after `first` and `answer`;
+    `passage` is (id, text, title) of the turn's relevant passage."""
     from builder.synthesize.rules.fragment_twins import FragmentTwins
 
-    def conv(answer):
-        return _conv("byz", [
-            Turn("user", "Tell me about the Byzantine Empire.", rewrite="Tell me about the Byzantine Empire."),
-            Turn("assistant", answer),
-            Turn("user", "military campaigns?", [Passage("b1", "The Byzantine Empire fought many wars.", "Byzantine Empire", True)],
-                 rewrite="What military campaigns did the Byzantine Empire fight against Persia?"),
-        ])
-    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire ruled from Constantinople."), 2)))
-    assert not [o for o in out if isinstance(o, Record)]
-    assert any("drops 'persia'" in o.reason for o in out if isinstance(o, Rejection))
-    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Byzantine Empire fought Persia for centuries."), 2)))
-    assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    conv = _conv("frag", [
+        Turn("user", first, rewrite=first),
+        Turn("assistant", answer),
+        Turn("user", "?", [Passage(*passage, True)], rewrite=rewrite),
+    ])
+    return list(FragmentTwins(positive_share=0.0).generate(_ctx(conv, 2)))
+
+
+@pytest.mark.parametrize("first, passage, rewrite, lacking, reason, saying", [
+    # the history must say what the fragment dropped: 'Persia' of 'military campaigns?'
+    ("Tell me about the Byzantine Empire.", ("b1", "The Byzantine Empire fought many wars.", "Byzantine Empire"),
+     "What military campaigns did the Byzantine Empire fight against Persia?",
+     "The Byzantine Empire ruled from Constantinople.", "drops 'persia'", "The Byzantine Empire fought Persia for centuries."),
+    # and what the question asks of it: 'house chores?' of 'Could the water ... be recycled and used in house chores
+    # like cleaning and gardening?' after a talk that says nothing of reuse (read 50, ce-bea65a5050567b3d)
+    ("Where does the water of the Hudson River go?", ("h1", "The Hudson River flows into the Atlantic.", "Hudson River"),
+     "Could the water of the Hudson River be recycled and used in house chores like cleaning and gardening?",
+     "The Hudson River flows into the Atlantic.", "drops what the question asks",
+     "Hudson River water is recycled and used for cleaning and gardening in the valley."),
+])
+def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped(first, passage, rewrite, lacking, reason, saying):
+    def out(answer):
+        return _fragment_after(answer, first, passage, rewrite)
+    lacked = out(lacking)
+    assert not [o for o in lacked if isinstance(o, Record)]
+    assert any(reason in o.reason for o in lacked if isinstance(o, Rejection))
+    assert [o for o in out(saying) if isinstance(o, Record) and o.category == "hard_negative"]
 
 
 def test_passage_twins_hard_negative_needs_the_turns_own_history():
@@ -1155,25 +1172,6 @@ def test_a_passage_rival_is_read_without_a_trailing_possessive():
     assert without_possessive("Shakespeare's plays") == "Shakespeare's plays"
 
 
-def test_a_fragment_that_drops_what_its_question_asks_is_no_hard_negative():
-    # 'house chores?' of 'Could the water ... be recycled and used in house chores like cleaning and gardening?'
-    # had been a hard negative after a talk that says nothing of reuse (read 50, ce-bea65a5050567b3d)
-    from builder.synthesize.rules.fragment_twins import FragmentTwins
-
-    def conv(answer):
-        return _conv("drain", [
-            Turn("user", "Where does the water of the Hudson River go?", rewrite="Where does the water of the Hudson River go?"),
-            Turn("assistant", answer),
-            Turn("user", "house chores?", [Passage("h1", "The Hudson River flows into the Atlantic.", "Hudson River", True)],
-                 rewrite="Could the water of the Hudson River be recycled and used in house chores like cleaning and gardening?"),
-        ])
-    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv("The Hudson River flows into the Atlantic."), 2)))
-    assert not [o for o in out if isinstance(o, Record)]
-    assert any("drops what the question asks" in o.reason for o in out if isinstance(o, Rejection))
-    said = "Hudson River water is recycled and used for cleaning and gardening in the valley."
-    out = list(FragmentTwins(positive_share=0.0).generate(_ctx(conv(said), 2)))
-    assert [o for o in out if isinstance(o, Record) and o.category == "hard_negative" and o.query == "house chores?"]
-
 
 def test_a_one_word_followup_is_no_hard_negative():
     # 'Solutions' after a talk of virtualization on IBM Cloud had been a hard negative read 'What are the solutions
@@ -1188,17 +1186,19 @@ def test_a_one_word_followup_is_no_hard_negative():
     assert [o for o in two if isinstance(o, Record) and o.category == "hard_negative"]
 
 
+def _third_turn(first, second, third):
+    """A conversation of two (question, answer) exchanges, each question its own rewrite, then the turn `third`."""
+    turns = [t for q, a in (first, second) for t in (Turn("user", q, rewrite=q), Turn("assistant", a))]
+    return _conv("third", turns + [third])
+
+
 def test_a_followup_is_no_hard_negative_when_the_talk_last_named_another_of_its_kind():
     # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California had been
     # a hard negative (read 50, ce-9701dbecbdb69ca0)
     def out(later):
-        conv = _conv("traffic", [
-            Turn("user", "What are the helmet rules in New York?", rewrite="What are the helmet rules in New York?"),
-            Turn("assistant", "Traffic violations in New York carry fines, and every rider needs a helmet."),
-            Turn("user", "What about bicycles?", rewrite="What about bicycles?"),
-            Turn("assistant", later),
-            Turn("user", "Fines and penalties", rewrite="What are the fines and penalties for traffic violations in New York?"),
-        ])
+        conv = _third_turn(("What are the helmet rules in New York?", "Traffic violations in New York carry fines, and every rider needs a helmet."),
+                           ("What about bicycles?", later),
+                           Turn("user", "Fines and penalties", rewrite="What are the fines and penalties for traffic violations in New York?"))
         return list(FollowupTwins(positive_share=0.0).generate(_ctx(conv, 3)))
     moved = out("In California, bicycles may not ride on most freeways.")
     assert not [o for o in moved if isinstance(o, Record) and not o.needs_clarification]
@@ -1225,13 +1225,9 @@ def test_passage_twins_hard_negative_needs_the_talk_to_have_last_named_its_entit
     hudson = [Passage("h1", "The Hudson River is an important river of New York.", "Hudson River", True)]
 
     def negatives(last_answer):
-        conv = _conv("hudson", [
-            Turn("user", "Tell me about the Hudson River.", rewrite="Tell me about the Hudson River."),
-            Turn("assistant", "The Hudson River flows through New York."),
-            Turn("user", "Which rivers are navigable?", rewrite="Which rivers are navigable?"),
-            Turn("assistant", last_answer),
-            Turn("user", "Is the Hudson River important?", hudson, rewrite="Is the Hudson River important?"),
-        ])
+        conv = _third_turn(("Tell me about the Hudson River.", "The Hudson River flows through New York."),
+                           ("Which rivers are navigable?", last_answer),
+                           Turn("user", "Is the Hudson River important?", hudson, rewrite="Is the Hudson River important?"))
         out = list(PassageTwins().generate(_ctx(conv, 3)))
         return out, [o for o in out if isinstance(o, Record) and not o.needs_clarification]
     out, found = negatives("The Penobscot River and the Mississippi River are navigable.")
