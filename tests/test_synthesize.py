@@ -1247,3 +1247,16 @@ def test_named_instead_keeps_short_forms_and_initials_as_one_thing():
     assert kd.named_instead(talk("Deer can carry CWD, a prion disease."), "chronic wasting disease", "disease") == []
     assert kd.named_instead(talk("The Penobscot River is navigable."), "Hudson River", "river") == ["Penobscot River"]
     assert kd.named_instead(talk("The Hudson River is navigable."), "Hudson River", "river") == []
+
+
+def test_a_thing_the_rewrite_names_too_is_no_other_thing_of_the_kind():
+    # 'How is marriage defined?' rewritten '... in the Defense of Marriage Act 1996' (span 'Act 1996') had been
+    # turned down as if the talk last named another act, the Defense of Marriage Act itself
+    from builder.synthesize.rules.followup_twins import _named_instead
+
+    talk = [{"role": "user", "content": "What does the Defense of Marriage Act say?"},
+            {"role": "assistant", "content": "The Defense of Marriage Act defines marriage for federal purposes."}]
+    rewrite = "How is marriage defined in the Defense of Marriage Act 1996?"
+    assert _named_instead(talk, "How is marriage defined?", rewrite, "Act 1996", []) is None
+    assert _named_instead(talk, "How is marriage defined?", "How is marriage defined in the Act 1996?", "Act 1996", []) \
+        == "Defense of Marriage Act"

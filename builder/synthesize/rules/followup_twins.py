@@ -51,15 +51,17 @@ def _ranked(rewrite: str, referent: str) -> bool:
     return bool(re.search(rf"(?i)\b{_RANKING}\s+(?:[\w'’-]+\s+){{0,2}}{re.escape(referent)}", rewrite))
 
 
-def _named_instead(history: list[dict[str, str]], query: str, referent: str, texts: list[str]) -> str | None:
+def _named_instead(history: list[dict[str, str]], query: str, rewrite: str, referent: str, texts: list[str]) -> str | None:
     """A thing of the kind of a name in the referent that the latest exchange naming that kind says besides or
-    instead of it (`kinds.named_instead`); None when the talk last named that one alone, or the query names it."""
+    instead of it (`kinds.named_instead`); None when the talk last named that one alone, or the query names it.
+    A thing the rewrite names too is no other ('Defense of Marriage Act' for the span 'Act 1996' of '... in the
+    Defense of Marriage Act 1996')."""
     for entity in tx.entities(referent):
         name = tx.clean_name(entity.text)
         kind = tx.kind_of(name, texts)
         if not kind or tx.mentions(query, name) or tx.says(query, name) or tx.content_stems(name) & tx.content_stems(query):
             continue
-        others = kd.named_instead(history, name, kind)
+        others = [n for n in kd.named_instead(history, name, kind) if not tx.mentions(rewrite, n)]
         if others:
             return others[0]
     return None
@@ -80,7 +82,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "22"
+    version = "23"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
@@ -165,7 +167,7 @@ class FollowupTwins:
             # the history says (fragment_twins' rule for its own fragments; read 50, ce-011e8d2abf079af7).
             yield ctx.reject(method, "a one-word fragment is no resolved follow-up; no hard negative")
             negative = None
-        other = _named_instead(history, ctx.query, referent, [p.title + "\n" + p.text for p in ctx.passages]) if not pronoun else None
+        other = _named_instead(history, ctx.query, ctx.rewrite, referent, [p.title + "\n" + p.text for p in ctx.passages]) if not pronoun else None
         if negative is not None and other:
             # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California:
             # the rewriter's pick, not what the talk last said (read 50, ce-9701dbecbdb69ca0).
