@@ -167,8 +167,8 @@ class FollowupTwins:
             # the history says (fragment_twins' rule for its own fragments; read 50, ce-011e8d2abf079af7).
             yield ctx.reject(method, "a one-word fragment is no resolved follow-up; no hard negative")
             negative = None
-        other = _named_instead(history, ctx.query, ctx.rewrite, referent, [p.title + "\n" + p.text for p in ctx.passages]) if not pronoun else None
-        if negative is not None and other:
+        texts = [p.title + "\n" + p.text for p in ctx.passages]
+        if negative is not None and not pronoun and (other := _named_instead(history, ctx.query, ctx.rewrite, referent, texts)):
             # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California:
             # the rewriter's pick, not what the talk last said (read 50, ce-9701dbecbdb69ca0).
             yield ctx.reject(method, f"the talk last named {other}, not the rewrite's referent; no hard negative")

@@ -130,7 +130,7 @@ def _things(text: str) -> set[str]:
             or tx.singular(w)} - {""}
 
 
-# Words that ask ('Could you clarify ...') rather than say what is asked.
+# Words that ask ('Could you clarify ...') rather than say what is asked, and 'I'm', which content_stems keeps.
 _ASKING = frozenset(tx.stem(w) for w in ("clarify", "tell", "explain", "describe", "give", "provide", "know", "i'm"))
 
 _DETERMINER = r"(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|any|some)"
