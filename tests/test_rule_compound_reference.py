@@ -107,3 +107,27 @@ def test_a_compound_the_talk_calls_a_kind_of_another_is_no_rival_reading():
     pos = [r for r in _records(CompoundReference(later=False).generate(_ctx(apart, 2))) if r.needs_clarification]
     assert [sorted(r.interpretations) for r in pos] == [["What is the minimum amount to invest in bond funds?",
                                                          "What is the minimum amount to invest in index funds?"]]
+
+
+def _one_bond_saying(remark: str) -> Conversation:
+    """ONE_BOND with the first answer also saying `remark`: a second kind of bond, named where the strict reading
+    of compounds does not look."""
+    turns = list(ONE_BOND.turns)
+    turns[1] = Turn("assistant", f"The long-term bonds mature in ten years or more. {remark}")
+    return Conversation("one-bond-and", "fiqa", turns)
+
+
+def test_no_hard_negative_twin_when_the_history_also_names_another_kind_anywhere():
+    # 'the tax' after a talk of income tax that also said 'employer-paid payroll taxes' and '"withholding taxes"'
+    # (read 51, ce-71dd0d77921a96c4): which tax is open, so the history singles out none.
+    for remark in ("Funds also hold cheap callable bonds.", 'These are also called "coupon bonds," or notes.'):
+        recs = _records(CompoundReference().generate(_ctx(_one_bond_saying(remark), 2)))
+        assert [r for r in recs if not r.needs_clarification] == [], remark
+    plain = _records(CompoundReference().generate(_ctx(_one_bond_saying("They suit patient savers."), 2)))
+    assert [r.category for r in plain if not r.needs_clarification] == ["hard_negative"]
+
+
+def test_gerund_modifiers_are_read_only_when_asked():
+    text = 'known as "withholding taxes," or taxing at the source'
+    assert compounds(text, anywhere=True) == []  # 'holding short-term bonds': an -ing word is mostly a verb
+    assert [c.phrase for c in compounds(text, anywhere=True, gerund=True)] == ["withholding taxes"]

@@ -30,12 +30,14 @@ class Compound:
         return f"{self.modifier} {self.head}"
 
 
-def modifier_word(word: str) -> bool:
+def modifier_word(word: str, gerund: bool = False) -> bool:
+    """A lowercase word that can name a kind of the noun after it; with `gerund`, an -ing word too ('withholding
+    taxes'), which elsewhere is more often a verb ('holding short-term bonds')."""
     low = word.lower()
     lex = tx.lexicon()
     return (word == low and len(low) >= 3 and low not in tx.stopwords() and low not in lex["verbs"]
-            and low not in tx.anaphora() and low not in lex.get("generic_modifiers", []) and not low.endswith(("ly", "ing"))
-            and "'" not in low and "’" not in low and not _plural_form(low))
+            and low not in tx.anaphora() and low not in lex.get("generic_modifiers", []) and not low.endswith("ly")
+            and (gerund or not low.endswith("ing")) and "'" not in low and "’" not in low and not _plural_form(low))
 
 
 def _plural_form(low: str) -> bool:
@@ -50,14 +52,15 @@ def _head_noun(word: str) -> str | None:
     return tx.singular(low) or (low[:-1] if low.endswith("s") and not low.endswith("ss") else low)
 
 
-def compounds(text: str, anywhere: bool = False) -> list[Compound]:
+def compounds(text: str, anywhere: bool = False, gerund: bool = False) -> list[Compound]:
     """Lowercase 'modifier noun' pairs that a determiner or preposition opens ('the long-term bonds', 'for student
-    loans'): the common-noun things a talk compares. With `anywhere`, whatever stands before (a query's own words)."""
+    loans'): the common-noun things a talk compares. With `anywhere`, whatever stands before (a query's own words);
+    with `gerund`, -ing modifiers too."""
     toks = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
     out: list[Compound] = []
     for i in range(len(toks) - 1):
         (mod, ms, me), (head, hs, he) = toks[i], toks[i + 1]
-        if text[me:hs] != " " or not modifier_word(mod) or not (noun := _head_noun(head)):
+        if text[me:hs] != " " or not modifier_word(mod, gerund) or not (noun := _head_noun(head)):
             continue
         if i + 2 < len(toks) and text[he:toks[i + 2][1]] == " " and _head_noun(toks[i + 2][0]) \
                 and toks[i + 2][0].lower() not in tx.stopwords():
@@ -74,8 +77,18 @@ def compounds(text: str, anywhere: bool = False) -> list[Compound]:
 
 def rivals_of(text: str, noun: str) -> list[Compound]:
     """The distinct compounds of `noun` that a text names, first mention of each modifier."""
+    return _first_of_each(compounds(text), noun)
+
+
+def any_named(text: str, noun: str) -> list[Compound]:
+    """Every compound of `noun` a text might name, wherever it stands ('includes employer-paid payroll taxes', the
+    quoted '"withholding taxes"'): before a text counts as naming only one, none of these may be another."""
+    return _first_of_each(compounds(text, anywhere=True, gerund=True), noun)
+
+
+def _first_of_each(found: list[Compound], noun: str) -> list[Compound]:
     seen: dict[str, Compound] = {}
-    for c in compounds(text):
+    for c in found:
         if c.noun == noun and c.modifier not in seen:
             seen[c.modifier] = c
     return list(seen.values())

@@ -12,7 +12,7 @@ from builder.synthesize import kinds as kd
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection, register
 from builder.synthesize.clarify import clarification
-from builder.synthesize.compounds import Compound, compounds, kinds_of_one, modifier_word, rivals_of
+from builder.synthesize.compounds import Compound, any_named, compounds, kinds_of_one, modifier_word, rivals_of
 from builder.synthesize.context import TurnContext, also_retrieved, checked_retrieved_share, pair_id, resolving_turn
 
 _DETERMINERS = frozenset({"the", "a", "an", "your", "my", "their", "its", "his", "her", "our", "this", "that",
@@ -63,7 +63,7 @@ class CompoundReference:
     noun (a positive) or only the true one (the hard-negative twin)."""
 
     name = "compound_reference"
-    version = "2"
+    version = "3"
     describe = ("MTRAG's human standalone rewrite with a common-noun compound that its conversation talks about made "
                 "a bare kind phrase ('the long-term bonds' -> 'the bonds'), asked after a prefix of its own conversation. "
                 "A prefix whose last exchange names two or more compounds of that noun (short-term and long-term "
@@ -109,7 +109,9 @@ class CompoundReference:
                 if len(positives) < self.prefixes:
                     positives.append((cut, history, found))
             elif cut <= ctx.index and len(twins) < self.twins:
-                named = rivals_of("\n".join(h["content"] for h in history), ref.noun)
+                # 'the tax' after a talk of income tax that also said 'employer-paid payroll taxes' (read 51,
+                # ce-71dd0d77921a96c4): a twin needs a history that names no other kind of the noun anywhere
+                named = any_named("\n".join(h["content"] for h in history), ref.noun)
                 if [c.modifier for c in named] == [ref.modifier] and any(c.modifier == ref.modifier for c in found):
                     twins.append((cut, history))
         if not positives:
