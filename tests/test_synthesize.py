@@ -1260,3 +1260,30 @@ def test_a_thing_the_rewrite_names_too_is_no_other_thing_of_the_kind():
     assert _named_instead(talk, "How is marriage defined?", rewrite, "Act 1996", []) is None
     assert _named_instead(talk, "How is marriage defined?", "How is marriage defined in the Act 1996?", "Act 1996", []) \
         == "Defense of Marriage Act"
+
+
+def test_a_rewrite_that_drops_the_place_of_its_talk_is_asked_only_after_that_talk():
+    # 'I need to register my boat and boat trailer' had been a clear question in a fresh chat, with the New York of
+    # its talk lost (read 50, ce-3f1c2c7a4478523f): where the boat is registered is what the answer turns on.
+    from builder.synthesize.rules.standalone_clear import StandaloneClear, lost_place
+
+    def boat(rewrite):
+        return _conv("boat", [
+            Turn("user", "How can I replace my lost New York boating safety certificate?",
+                 rewrite="How can I replace my lost New York boating safety certificate?"),
+            Turn("assistant", "Order a replacement from the New York State Parks office."),
+            Turn("user", "I need to register my boat and boat trailer", rewrite=rewrite)])
+
+    lost = boat("I need to register my boat and boat trailer")
+    for seed in range(12):  # the fresh-chat and the block-mate draws change with the seed; the history never does
+        ctx = TurnContext(lost, 2, 2, seed, "test", [RAIL], block_names={})
+        records = [o for o in StandaloneClear(switch_share=1.0).generate(ctx) if isinstance(o, Record)]
+        assert records and all(r.history == ctx.history for r in records)
+    kept = boat("How do I register my boat and boat trailer in New York?")
+    histories = {len(r.history) for seed in range(12)
+                 for r in StandaloneClear().generate(TurnContext(kept, 2, 2, seed, "test", [], block_names={}))
+                 if isinstance(r, Record)}
+    assert histories == {0, 2}, "a rewrite that keeps its place is asked in a fresh chat too"
+    assert lost_place("Do I need a permit?", [{"role": "user", "content": "I live in California."}])
+    assert not lost_place("Do I need a permit in Ohio?", [{"role": "user", "content": "I live in California."}])
+    assert not lost_place("Do I need a permit?", [{"role": "user", "content": "I fish in lakes."}])

@@ -25,6 +25,21 @@ _ACRONYM_ASKED = re.compile(r"(?i:\s*what\s+(?:does|do|is)\s+(?:the\s+)?(?:acron
 
 
 _THE_OTHER = re.compile(r"(?i)\bthe\s+others?\b(?!\s+hand\b)")
+# Where a question is set: rules, fees and help differ from one place to the next.
+_PLACE_KINDS = ("state", "country", "city", "county")
+
+
+def _places(text: str) -> bool:
+    """The text names a place: a state, country, city or county (capitalised and of that kind, or the lexicon's)."""
+    return any(tx.named_of_kind(text, kind) or any(tx.says(text, n) for n in tx.lexicon_names().get(kind, []))
+               for kind in _PLACE_KINDS)
+
+
+def lost_place(query: str, history: list[dict[str, str]]) -> bool:
+    """The user's turns before name a place and the rewrite names none: 'I need to register my boat and boat
+    trailer' after a talk set in New York (read 50, ce-3f1c2c7a4478523f). Only that talk says where it is asked."""
+    users = "\n".join(t["content"] for t in history if t["role"] == "user")
+    return bool(users) and _places(users) and not _places(query)
 
 
 def _bare_demonstrative(query: str) -> bool:
@@ -59,12 +74,13 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "19"
+    version = "20"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
                 "relevant passages: an easy negative. A full question after a topic switch is clear; a question "
-                "asking what an acronym stands for is clear only after its own talk or over its passages.")
+                "asking what an acronym stands for is clear only after its own talk or over its passages, and one whose "
+                "talk named a place it leaves out only after its own talk.")
 
     def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
         for key, value in (("post_share", post_share), ("switch_share", switch_share)):
@@ -131,14 +147,15 @@ class StandaloneClear:
             yield ctx.reject(method, f"standalone form leaves '{phrase}' open", query)
             return
         rng = ctx.rng(method)
-        history = ctx.history if rng.random() < 0.5 else []
+        own = lost_place(query, ctx.history)  # asked anywhere else, the question would lose where it is set
+        history = ctx.history if rng.random() < 0.5 or own else []
         source = None
         switch = ctx.rng(f"{method}|switch")
         # Only a question that names its topic is clear after a talk about something else: 'How can I get
         # enforcement support?' after a compost talk leaves open what is enforced (read 21); 'Retention time for
         # conversations?' after a VPC talk, whose capital opens the query and names nothing, leaves open whose (read 26).
         acronym = bool(_ACRONYM_ASKED.match(query))
-        if switch.random() < self.switch_share and _names_something(query, texts) and not acronym:
+        if switch.random() < self.switch_share and _names_something(query, texts) and not acronym and not own:
             donor, where = donor_history(ctx, switch, empty_share=0.0)
             if donor:
                 history, source = donor, where
