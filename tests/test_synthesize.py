@@ -1287,3 +1287,18 @@ def test_a_rewrite_that_drops_the_place_of_its_talk_is_asked_only_after_that_tal
     assert lost_place("Do I need a permit?", [{"role": "user", "content": "I live in California."}])
     assert not lost_place("Do I need a permit in Ohio?", [{"role": "user", "content": "I live in California."}])
     assert not lost_place("Do I need a permit?", [{"role": "user", "content": "I fish in lakes."}])
+
+
+def test_a_followup_whose_rewrite_keeps_a_kind_phrase_the_talk_never_says_is_no_hard_negative():
+    # 'What are the suppliers for the city?' -> 'Who are the suppliers of the city's groundwater?' after a talk on
+    # groundwater that names no city (read 53, ce-3e1d0130c26e7fc2): the rewrite resolved 'groundwater', not the city.
+    first, answer = "What is groundwater contamination?", "Groundwater contamination is harmful waste in the ground."
+    water = _followup("water", first, answer, "What are the suppliers for the city?",
+                      "Who are the suppliers of the city's groundwater?")
+    out = list(followup_twins(_ctx(water, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any(isinstance(o, Rejection) and "keeps 'the city'" in o.reason for o in out)
+    # A talk that says the city settles it: the human follow-up is a hard negative again.
+    town = _followup("town", "What is groundwater contamination in the city?", answer,
+                     "What are the suppliers for the city?", "Who are the suppliers of the city's groundwater?")
+    assert [o for o in followup_twins(_ctx(town, 2)) if isinstance(o, Record) and o.category == "hard_negative"]

@@ -67,6 +67,18 @@ def _named_instead(history: list[dict[str, str]], query: str, rewrite: str, refe
     return None
 
 
+def _kept_open(query: str, rewrite: str, history: list[dict[str, str]]) -> str | None:
+    """A kind phrase the human question says and its rewrite keeps, whose kind word the talk never says: 'the city'
+    of 'What are the suppliers for the city?' -> 'Who are the suppliers of the city's groundwater?' after a talk on
+    groundwater (read 53, ce-3e1d0130c26e7fc2). The rewrite resolved something else; nothing settles this phrase."""
+    phrase = tx.unresolved_kind_phrase(rewrite)
+    if not phrase or phrase.lower() not in query.lower():
+        return None
+    kind = tx.words(phrase)[-1].lower()
+    said = tx.content_stems(history_text(history))
+    return None if tx.stem(kind) in said or (tx.singular(kind) or kind) in said else phrase
+
+
 def _fuzzy_names(query: str, referent: str) -> bool:
     """A misspelled mention still names the referent ('Carollina')."""
     from rapidfuzz import fuzz
@@ -82,7 +94,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "23"
+    version = "24"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
@@ -172,6 +184,9 @@ class FollowupTwins:
             # 'Fines and penalties' rewritten '... traffic violations in New York' after four turns on California:
             # the rewriter's pick, not what the talk last said (read 50, ce-9701dbecbdb69ca0).
             yield ctx.reject(method, f"the talk last named {other}, not the rewrite's referent; no hard negative")
+            negative = None
+        if negative is not None and (open_phrase := _kept_open(ctx.query, ctx.rewrite, history)):
+            yield ctx.reject(method, f"the rewrite keeps '{open_phrase}', which the talk never says; no hard negative")
             negative = None
         # tx.says knows aliases: 'how did I get covid tho...' names COVID-19 (read 47, ce-97debe46d29261df)
         if tx.mentions_any(ctx.query, referent) or _fuzzy_names(ctx.query, referent) or tx.says(ctx.query, referent):
