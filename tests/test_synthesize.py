@@ -369,6 +369,20 @@ def test_a_fragment_is_no_hard_negative_when_the_history_lacks_what_it_dropped(f
     assert [o for o in out(saying) if isinstance(o, Record) and o.category == "hard_negative"]
 
 
+def test_a_fragment_of_words_the_user_already_typed_is_no_hard_negative():
+    # 'garbage collection?' of 'Could you clarify the service rate for garbage collection?' after the user asked
+    # about paying for garbage collection: it re-says the talk, and the service rate it asks about is gone
+    # (reads 50 and 54, ce-08492a32bb1e2f64). Typed by the assistant only, the words are a follow-up.
+    passage = ("g1", "Service rates are based on the size of your garbage cart.", "Service rates")
+    rewrite = "Could you clarify the service rate for garbage collection?"
+    answer = "Yes, the service rate depends on the size of your cart; garbage collection is weekly."
+    typed = _fragment_after(answer, "Do I need to pay for garbage collection?", passage, rewrite)
+    assert not [o for o in typed if isinstance(o, Record)]
+    assert any("already typed every word" in o.reason for o in typed if isinstance(o, Rejection))
+    heard = _fragment_after(answer, "Do I need to pay for this?", passage, rewrite)
+    assert [o.query for o in heard if isinstance(o, Record) and o.category == "hard_negative"] == ["garbage collection?"]
+
+
 def test_passage_twins_hard_negative_needs_the_turns_own_history():
     from builder.synthesize.rules.passage_twins import PassageTwins
 

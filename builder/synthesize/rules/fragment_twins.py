@@ -21,12 +21,12 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "16"
+    version = "17"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "
                 "follow-up a person types: a hard negative after the turn's own history, which names the entity and what the "
-                "question asks of it; for a "
+                "question asks of it (none when the user's turns already typed every word of the fragment); for a "
                 "share of turns, a positive in a fresh chat (after any history a fragment reads as a follow-up to it), "
                 "whose readings are the rewrite with names of the entity's kind; its clarification asks openly. No "
                 "fragment that keeps a verb cut from its object ('industry earn?'), a number ('two months?') or cuts a compound "
@@ -78,6 +78,10 @@ class FragmentTwins:
             # 'house chores?' of 'Could the water ... be recycled and used in house chores like cleaning and
             # gardening?': what the question asks of the fragment is gone too (read 50, ce-bea65a5050567b3d).
             unsaid = sorted(tx.content_stems(ctx.standalone) - tx.content_stems(fragment) - said - _ASKING)
+            # 'garbage collection?' after 'do i need to pay for garbage/recycling/organics service?': words the user
+            # already typed re-say the talk, and what the question asks (the service rate) is gone (reads 50, 54;
+            # ce-08492a32bb1e2f64).
+            typed = tx.content_stems("\n".join(h["content"] for h in own if h["role"] == "user"))
             if where is None:
                 yield ctx.reject(method, f"entity '{entity.text}' not found in the turn's own history", fragment)
             elif dropped:
@@ -85,6 +89,9 @@ class FragmentTwins:
             elif len(unsaid) > 1:
                 yield ctx.reject(method, f"the fragment drops what the question asks ({', '.join(unsaid[:3])}), "
                                          "which the history does not say", fragment)
+            elif tx.content_stems(fragment) <= typed:
+                yield ctx.reject(method, "the user's own turns already typed every word of the fragment; it re-says "
+                                         "the talk, not what the question asks", fragment)
             else:
                 yield resolved_by_history(ctx, fragment, where, entity.text, ctx.standalone, pair, method, version)
         if rng.random() >= self.positive_share:
