@@ -1073,3 +1073,32 @@ def test_a_kind_query_that_keeps_words_of_its_referent_is_no_kind_query():
     ref = kd.referent_of(ctx, "test")
     got = kd.make_kind_query(ctx, ref, "test")
     assert isinstance(got, kd.KindQuery) and "West" not in got.query, (ref, got)
+
+
+def test_the_user_turns_as_their_rewrites_read_them_say_what_the_talk_is_about():
+    # Reads 42-44, 49, 54, 55 (ce-5c2a5d0707036836): 'the empire' after a Byzantine talk whose answers also say
+    # the Roman Empire. 'What was its religion?' asks about the Byzantine Empire, by its human rewrite; the
+    # user's 'eastern roman empire' is the Byzantine Empire's alias, no second empire.
+    def talk(religion_rewrite):
+        return Conversation("byz", "clapnq", [
+            Turn("user", "why was the eastern roman empire called the byzantine empire",
+                 rewrite="why was the eastern roman empire called the byzantine empire"),
+            Turn("assistant", "Historians call it the Byzantine Empire to set it apart from the Roman Empire."),
+            Turn("user", "What was its religion?", rewrite=religion_rewrite),
+            Turn("assistant", "The Byzantine Empire was Christian, as the Roman Empire had become."),
+            Turn("user", "When was it founded?", rewrite="When was the Byzantine Empire founded?"),
+        ])
+
+    def open_after_both_exchanges(conv):
+        out = _records(KindReference(prefixes=5).generate(_ctx(conv, 3)))
+        return [r for r in out if r.needs_clarification and len(r.history) == 4]
+
+    assert not open_after_both_exchanges(talk("What was the religion of the Byzantine Empire?"))
+    # Without the rewrite nothing says what 'its' was, and the answers name both empires: still open.
+    many = open_after_both_exchanges(talk(None))
+    assert many and {"When was the Byzantine Empire founded?", "When was the Roman Empire founded?"} <= set(many[0].interpretations)
+    from builder.synthesize import kinds as kd
+    history = [{"role": t.role, "content": t.text} for t in talk(None).turns[:4]]
+    asked = ["why was the eastern roman empire called the byzantine empire", "What was the religion of the Byzantine Empire?"]
+    assert kd.topic_singles_out(history, ["Byzantine Empire", "Roman Empire"], asked)
+    assert not kd.topic_singles_out(history, ["Byzantine Empire", "Roman Empire"], [*asked, "And the Roman Empire?"])

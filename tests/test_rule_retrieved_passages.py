@@ -653,3 +653,16 @@ def test_a_fact_with_markup_in_it_is_no_fact():
         assert fact_about("IBM Cloudant", [sentence], "service") == ""
     assert fact_about("IBM Cloudant", ["IBM Cloudant uses an eventually consistent model for its replicas."], "service") \
         == "which uses an eventually consistent model for its replicas"
+
+
+def test_a_counted_kind_noun_after_an_adjective_names_nothing():
+    # 'Macbeth is the fifth Shakespearean play produced ...' counts plays of a sort: 'Shakespearean play' was a
+    # reading (read 55, ce-80bc8b6f2bc4c273). 'Macbeth is a play' still names Macbeth.
+    from builder.synthesize.rules.retrieved_passages import Kind, kind_options
+
+    counted = Passage("s", "Macbeth is the fifth Shakespearean play produced on the Chinese stage.", "Shakespeare's reputation")
+    assert [o.name for o in kind_options([counted], Kind("play", "plays"))] == ["Macbeth"]
+    every = Passage("e", "Every Elizabethan Play was licensed by the Master of the Revels.", "Licensing")
+    assert [o.name for o in kind_options([every], Kind("play", "plays"))] == []
+    named = Passage("h", "The Mousetrap Play opened in London in 1952 and still runs.", "The Mousetrap")
+    assert [o.name for o in kind_options([named], Kind("play", "plays"))] == ["Mousetrap Play"]

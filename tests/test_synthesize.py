@@ -1316,3 +1316,31 @@ def test_a_followup_whose_rewrite_keeps_a_kind_phrase_the_talk_never_says_is_no_
     town = _followup("town", "What is groundwater contamination in the city?", answer,
                      "What are the suppliers for the city?", "Who are the suppliers of the city's groundwater?")
     assert [o for o in followup_twins(_ctx(town, 2)) if isinstance(o, Record) and o.category == "hard_negative"]
+
+
+def test_a_described_thing_another_turn_asked_about_is_no_rival_name():
+    # 'What is the most popular Shakespearean play in China?' asks about no play by name: 'Shakespearean play' was a
+    # reading beside Hamlet and Romeo and Juliet (read 55). A named play of another turn stays a rival.
+    from builder.synthesize.generic import generalize
+    from builder.synthesize.rules.passage_twins import _conversation_rivals, about
+
+    conv = _conv("plays", [
+        Turn("user", "How many film adaptations of Hamlet are there?",
+             [Passage("h", "Hamlet has been filmed many times, by Olivier and by Zeffirelli.", "Hamlet", True)],
+             rewrite="How many film adaptations of Hamlet are there?"),
+        Turn("assistant", "Hamlet has been filmed many times."),
+        Turn("user", "What is the most popular Shakespearean play in China?",
+             [Passage("c", "After 1976 a Shakespearean play drew crowds in China.", "Shakespeare in China", True)],
+             rewrite="What is the most popular Shakespearean play in China?"),
+        Turn("assistant", "Hamlet is often staged there."),
+        Turn("user", "What about Romeo and Juliet?",
+             [Passage("r", "Romeo and Juliet may be the most filmed play of all time.", "Romeo and Juliet", True)],
+             rewrite="How many film adaptations of Romeo and Juliet are there?"),
+    ])
+    ctx = _ctx(conv, 1)
+    got = generalize(ctx, "test")
+    mine = [p for p in ctx.relevant_passages() if about(p, got.entity.text)]
+    names = [name for name, _, _ in _conversation_rivals(ctx, got, mine, [_ctx(conv, 2), _ctx(conv, 3)])]
+    assert names == ["Romeo and Juliet"]
+    assert tx.counted_before("the most popular ") and tx.counted_before("Macbeth is the fifth ")
+    assert not tx.counted_before("Tell me about the ") and not tx.counted_before("the Western ")

@@ -483,6 +483,12 @@ def own_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
     return [(cut, ctx.history[:cut]) for cut in sorted(cuts, reverse=True)]
 
 
+def asked_before(ctx: TurnContext, cut: int) -> list[str]:
+    """The user turns of the conversation before `cut` (the turn itself left out), each as its human rewrite reads
+    it when there is one: what the user asked about, pronouns resolved."""
+    return [t.rewrite or t.text for i, t in enumerate(ctx.conv.turns[:cut]) if t.role == "user" and i != ctx.index]
+
+
 def later_prefixes(ctx: TurnContext) -> list[tuple[int, list[dict[str, str]]]]:
     """Prefixes of the turn's own conversation that go past the turn (up to the whole conversation), longest
     first: the user comes back to the question later, after the talk has named other things of its kind. The
@@ -586,12 +592,13 @@ def instance_said_last(history: list[dict[str, str]], kind: str) -> bool:
     return bool(re.search(rf"\b(?:an?|your|one)\s+{modifier}{{0,3}}{re.escape(kind)}\b(?![\w-])", text, re.I))
 
 
-def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
+def topic_singles_out(history: list[dict[str, str]], names: list[str], asked: list[str] | None = None) -> bool:
     """One candidate is what the user keeps asking about (said in two or more user turns) and the user says no
     other: the talk's topic is the obvious referent ('that planet' in a talk about Jupiter whose answers compare
-    it with Earth)."""
-    users = [h["content"] for h in history if h["role"] == "user"]
-    by_user = [sum(tx.says(u, n) for u in users) for n in names]
+    it with Earth). `asked`: the user turns as their human rewrites read them ('What was its religion?' asks about
+    the Byzantine Empire), when known."""
+    users = asked if asked is not None else [h["content"] for h in history if h["role"] == "user"]
+    by_user = [sum(_says_apart(u, n, names) for u in users) for n in names]
     counts = sorted(by_user)
     if len(counts) < 2 or counts[-2] != 0 or counts[-1] == 0:
         return False
@@ -603,6 +610,18 @@ def topic_singles_out(history: list[dict[str, str]], names: list[str]) -> bool:
     said = [sum(tx.says(s, n) for s in sentences) for n in names]
     top = said[by_user.index(counts[-1])]
     return top >= 3 and all(top >= 3 * c for i, c in enumerate(said) if by_user[i] == 0)
+
+
+def _says_apart(text: str, name: str, names: list[str]) -> bool:
+    """The text says `name` other than inside another candidate's alias: 'the eastern roman empire' says the
+    Byzantine Empire, not the Roman Empire too."""
+    for other in names:
+        if tx.same_thing(other, name):
+            continue
+        for alias in tx.aliases_of(other):
+            if tx.content_stems(name) <= tx.content_stems(alias) and not tx.same_thing(alias, name):
+                text = re.sub(rf"(?i)\b{re.escape(alias)}\b", " ", text)
+    return tx.says(text, name)
 
 
 def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:

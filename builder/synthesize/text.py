@@ -1029,6 +1029,17 @@ def _alias_key(name: str) -> str:
 _QUANTIFIERS = frozenset("any every each no all".split())
 
 
+# An ordinal, a quantifier or a superlative right before a capitalized word and a kind noun counts things of a
+# sort: 'the fifth Shakespearean play', 'the most popular Shakespearean play' name no play.
+_COUNTED = re.compile(r"(?i)\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)|"
+                      r"another|every|each|any|no|other|(?:most|least)\s+[a-z]+)\s+$")
+
+
+def counted_before(text: str) -> bool:
+    """The text (what comes before a name) ends in an ordinal, a quantifier or a superlative."""
+    return bool(_COUNTED.search(text))
+
+
 def quantified(text: str, entity: Entity) -> bool:
     """'any Act of Congress': a capitalised kind used generically, no named thing."""
     before = words(text[: entity.start])

@@ -21,13 +21,15 @@ _THEY = frozenset({"they", "them"})
 
 
 def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str], others: list[str] = (),
-             known: list[str] = (), query: str = "") -> tuple[str, list[str]]:
-    """'many' (two or more things of the kind, none singled out by the last user turn), 'one', 'none'
-    (nothing of the kind, no word of the referent's name, no name of it the block, domain or lexicon know) or
-    'unclear'."""
+             known: list[str] = (), query: str = "", asked: list[str] | None = None) -> tuple[str, list[str]]:
+    """'many' (two or more things of the kind, none singled out by the last user turn, nor by being what the user
+    keeps asking about: `asked`, the user turns as their rewrites read them), 'one', 'none' (nothing of the kind,
+    no word of the referent's name, no name of it the block, domain or lexicon know) or 'unclear'."""
     names = kd.candidates(history, ref, describe)
     if len(names) >= 2:
-        settled = (singles_out(kd.last_user(history), ref, names) or kd.topic_singles_out(history, names)
+        last_asked = asked[-1:] if asked else []  # the last user turn as its rewrite reads it ('What was its religion?')
+        settled = (any(singles_out(u, ref, names) for u in [kd.last_user(history), *last_asked])
+                   or kd.topic_singles_out(history, names, asked)
                    or kd.tied_by_query_names(query, history, names))
         return ("unclear" if settled else "many"), names
     if kd.known_said(history, known, names):
@@ -69,7 +71,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "23"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "24"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -122,7 +124,9 @@ class KindReference:
         for cut, history in later + kd.own_prefixes(ctx):  # longest first
             if own_pronoun and cut < ctx.index:
                 continue
-            label, names = classify(history, ref, describe, others, known, kq.query)
+            # 'What was its religion?' asks about the Byzantine Empire: a talk whose answers also say Rome is still
+            # about it (reads 42-44, 49, 54, 55; ce-5c2a5d0707036836).
+            label, names = classify(history, ref, describe, others, known, kq.query, kd.asked_before(ctx, cut))
             tie = kd.singled_by_history(ctx, ref.name, ref.kind, history) if label == "none" else None
             place = kd.place_in(history, ref.kind) if label == "none" and not tie else None
             if place:  # 'this country' after a talk about Maine: the United States, whichever country was asked about

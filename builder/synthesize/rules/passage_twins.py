@@ -25,7 +25,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "27"
+    version = "28"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together, unless the talk last named another thing of its kind) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
@@ -164,6 +164,8 @@ def _conversation_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage]
         e = tx.key_entity(other.standalone, [q.title for q in ps], [q.text for q in ps])
         if e is None or not good_name(e.text) or (got.entity.head and e.head != got.entity.head) or not _same_kind(got, e.text, ps):
             continue
+        if tx.counted_before(other.standalone[: e.start]):
+            continue  # 'the most popular Shakespearean play' names no play (read 55)
         if _one_thing(e.text, got.entity.text) or _query_says(got, e.text):
             continue
         theirs = [p for p in ps if p not in mine and about(p, e.text) and not about(p, got.entity.text)]
