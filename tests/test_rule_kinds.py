@@ -1102,3 +1102,19 @@ def test_the_user_turns_as_their_rewrites_read_them_say_what_the_talk_is_about()
     asked = ["why was the eastern roman empire called the byzantine empire", "What was the religion of the Byzantine Empire?"]
     assert kd.topic_singles_out(history, ["Byzantine Empire", "Roman Empire"], asked)
     assert not kd.topic_singles_out(history, ["Byzantine Empire", "Roman Empire"], [*asked, "And the Roman Empire?"])
+
+
+def test_a_thing_the_question_names_beside_its_kind_phrase_is_no_reading_of_it():
+    # 'Can the planet's cyclones affect Earth ...?' was read 'Can Earth's cyclones affect Earth ...?' (read 56,
+    # ce-7fcbc39650c3958b): Earth is no candidate for 'the planet' there, Jupiter and Mars are.
+    conv = Conversation("storms", "clapnq", [
+        Turn("user", "Does Jupiter have cyclones?", rewrite="Does Jupiter have cyclones?"),
+        Turn("assistant", "Yes, Jupiter has huge cyclones, and Mars has dust storms; Earth has hurricanes."),
+        Turn("user", "How are cyclones on Earth formed?", rewrite="How are cyclones on Earth formed?"),
+        Turn("assistant", "Over warm oceans on Earth; on Mars dust storms form over plains."),
+        Turn("user", "Can its cyclones affect Earth?", rewrite="Can Jupiter's cyclones affect Earth?"),
+    ])
+    out = _records(KindReference(prefixes=5).generate(_ctx(conv, 3)))
+    readings = [i for r in out if r.needs_clarification for i in r.interpretations]
+    assert readings and "Can Jupiter's cyclones affect Earth?" in readings
+    assert not [i for i in readings if i.startswith("Can Earth's")]

@@ -1344,3 +1344,32 @@ def test_a_described_thing_another_turn_asked_about_is_no_rival_name():
     assert names == ["Romeo and Juliet"]
     assert tx.counted_before("the most popular ") and tx.counted_before("Macbeth is the fifth ")
     assert not tx.counted_before("Tell me about the ") and not tx.counted_before("the Western ")
+
+
+def test_a_lowercase_lexicon_name_is_a_rival_for_a_pronoun():
+    # 'Where does it originate from?' right after an answer on the association football World Cup and on American
+    # football was a hard negative read as association football (read 56, ce-9b9ff78257b8e727): 'association
+    # football' is a sport of the kind lexicon, though no capital marks it.
+    def talk(answer):
+        return _conv("football", [
+            Turn("user", "How does the MLS All-Star Game work?", rewrite="How does the MLS All-Star Game work?"),
+            Turn("assistant", "It is an annual soccer game of Major League Soccer's best players."),
+            Turn("user", "Which is the most popular?", rewrite="Which is the most popular sport?"),
+            Turn("assistant", answer),
+            Turn("user", "Where does it originate from?", rewrite="Where does association football originate from?"),
+        ])
+    both = "The association football World Cup has the largest audience; American football is the most popular sport in the US."
+    out = list(FollowupTwins().generate(_ctx(talk(both), 3)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("open between" in o.reason for o in out if isinstance(o, Rejection))
+    # Found by any of its aliases: the user's 'flu' singles out influenza beside the answer's polio and measles.
+    from builder.synthesize import kinds as kd
+    flu = [{"role": "user", "content": "Who should get a flu vaccine?"},
+           {"role": "assistant", "content": "Vaccines cut infections such as polio and measles."}]
+    assert kd.rivals(flu, "disease") == []
+    assert sorted(kd.rivals([{"role": "user", "content": "Who should get a vaccine?"}, flu[1]], "disease")) == ["measles", "polio"]
+    # The kind lexicon's 'association football' is a sport, not an association; 'Penobscot River' stays a river.
+    assert tx.kind_of("association football") == "sport" and tx.kind_of("Kansas City Chiefs") == "team"
+    assert tx.kind_of("Penobscot River") == "river"
+    one = "The association football World Cup has the largest audience of any sporting event."
+    assert [o for o in FollowupTwins().generate(_ctx(talk(one), 3)) if isinstance(o, Record) and not o.needs_clarification]

@@ -521,6 +521,14 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
         k = tx.kind_of(name, [text])
         if k and (kind is None or k == kind):
             by_kind.setdefault(k, []).append(name)
+    if kind:
+        # 'association football' and 'American football' (read 56, ce-9b9ff78257b8e727): a lexicon name written in
+        # lower case is a candidate too, though no capital marks it as a name.
+        said = by_kind.setdefault(kind, [])
+        for n in _lowercase_names(kind):
+            written = next((a for a in tx.aliases_of(n) if re.search(rf"(?i)\b{re.escape(a)}\b", text)), None)
+            if written and not any(tx.same_thing(a, o) for a in tx.aliases_of(n) for o in said):
+                said.append(written)  # as the text writes it: 'flu' for influenza, 'soccer' for association football
     user = exchange[0]["content"] if user is None else user
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         names = _one_thing_merged(short_forms_merged(names, k), text)
@@ -528,6 +536,11 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
             return [tx.kind_named(n, k, text) for n in names]
     return []
 
+
+
+def _lowercase_names(kind: str) -> list[str]:
+    """The kind lexicon's names of `kind` written in lower case ('soccer', 'diabetes')."""
+    return [str(n) for n in tx.lexicon().get("kinds", {}).get(kind, []) if str(n)[:1].islower()]
 
 
 def owner_named(history: list[dict[str, str]], kind: str, describe: list[str]) -> bool:

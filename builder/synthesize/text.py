@@ -740,8 +740,11 @@ def kind_in_text(name: str, texts: list[str]) -> str | None:
 def kind_of(name: str, texts: list[str] = ()) -> str | None:
     """A named thing's kind: from its own words ('Penobscot River'), the kind lexicon, or how the texts
     describe it."""
-    return head_of(name) or kind_lexicon().get(name.lower()) or kind_lexicon().get(clean_name(name).lower()) or (
-        _alias_kind(name)) or (kind_in_text(name, list(texts)) if texts else None)
+    listed = kind_lexicon().get(name.lower()) or kind_lexicon().get(clean_name(name).lower())
+    head = head_of(name)
+    if listed and head and words(name)[-1].lower() not in (head, plural(head)):
+        return listed  # 'association football', 'Kansas City Chiefs': the kind noun in them only modifies the name
+    return head or listed or _alias_kind(name) or (kind_in_text(name, list(texts)) if texts else None)
 
 
 def _alias_kind(name: str) -> str | None:

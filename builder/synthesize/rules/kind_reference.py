@@ -25,7 +25,9 @@ def classify(history: list[dict[str, str]], ref: kd.Referent, describe: list[str
     """'many' (two or more things of the kind, none singled out by the last user turn, nor by being what the user
     keeps asking about: `asked`, the user turns as their rewrites read them), 'one', 'none' (nothing of the kind,
     no word of the referent's name, no name of it the block, domain or lexicon know) or 'unclear'."""
-    names = kd.candidates(history, ref, describe)
+    # 'Can the planet's cyclones affect Earth ...?': the question names Earth beside its kind phrase, which is not it
+    # (read 56, ce-7fcbc39650c3958b).
+    names = [n for n in kd.candidates(history, ref, describe) if not tx.says(query, n)]
     if len(names) >= 2:
         last_asked = asked[-1:] if asked else []  # the last user turn as its rewrite reads it ('What was its religion?')
         settled = (any(singles_out(u, ref, names) for u in [kd.last_user(history), *last_asked])
@@ -71,7 +73,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "24"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "25"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
