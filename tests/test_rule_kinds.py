@@ -1094,6 +1094,10 @@ def test_the_user_turns_as_their_rewrites_read_them_say_what_the_talk_is_about()
         return [r for r in out if r.needs_clarification and len(r.history) == 4]
 
     assert not open_after_both_exchanges(talk("What was the religion of the Byzantine Empire?"))
+    # Right after the first exchange too: the user's one question names one empire by two names (read 55).
+    religion = list(KindReference(prefixes=5).generate(_ctx(talk("What was the religion of the Byzantine Empire?"), 2)))
+    assert not [r for r in _records(religion) if r.needs_clarification]
+    assert any("leaves 'the empire' open" in o.reason for o in religion if isinstance(o, Rejection))
     # Without the rewrite nothing says what 'its' was, and the answers name both empires: still open.
     many = open_after_both_exchanges(talk(None))
     assert many and {"When was the Byzantine Empire founded?", "When was the Roman Empire founded?"} <= set(many[0].interpretations)

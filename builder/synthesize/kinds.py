@@ -611,7 +611,7 @@ def topic_singles_out(history: list[dict[str, str]], names: list[str], asked: li
     it with Earth). `asked`: the user turns as their human rewrites read them ('What was its religion?' asks about
     the Byzantine Empire), when known."""
     users = asked if asked is not None else [h["content"] for h in history if h["role"] == "user"]
-    by_user = [sum(_says_apart(u, n, names) for u in users) for n in names]
+    by_user = [sum(says_apart(u, n, names) for u in users) for n in names]
     counts = sorted(by_user)
     if len(counts) < 2 or counts[-2] != 0 or counts[-1] == 0:
         return False
@@ -625,7 +625,7 @@ def topic_singles_out(history: list[dict[str, str]], names: list[str], asked: li
     return top >= 3 and all(top >= 3 * c for i, c in enumerate(said) if by_user[i] == 0)
 
 
-def _says_apart(text: str, name: str, names: list[str]) -> bool:
+def says_apart(text: str, name: str, names: list[str]) -> bool:
     """The text says `name` other than inside another candidate's alias: 'the eastern roman empire' says the
     Byzantine Empire, not the Roman Empire too."""
     for other in names:

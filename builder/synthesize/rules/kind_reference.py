@@ -13,8 +13,9 @@ from builder.synthesize.context import TurnContext, also_retrieved, checked_retr
 
 
 def singles_out(message: str, ref: kd.Referent, names: list[str]) -> bool:
-    """A turn that names exactly one of the candidates makes that one the obvious referent."""
-    return sum(1 for n in names if tx.says(message, n)) == 1
+    """A turn that names exactly one of the candidates makes that one the obvious referent ('why was the eastern
+    roman empire called the byzantine empire' names one empire, by two names)."""
+    return sum(1 for n in names if kd.says_apart(message, n, names)) == 1
 
 
 _THEY = frozenset({"they", "them"})
@@ -73,7 +74,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "25"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "26"  # 17 was the reverted passage-settled rule of 81694fc
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
