@@ -7,6 +7,9 @@ spans groups comes from `dedup` linking identical queries, so it is one of these
 ("solutions?", "benefits?") swallow the set. Instead the assignment keeps linked groups together where that
 costs little, and a record whose near-duplicate went to another split is dropped, with its reason.
 
+A group over MAX_GROUP_SHARE of the release goes whole to train, where it cannot skew the evaluation splits; one
+over MAX_TRAIN_GROUP_SHARE is cut at a conversation boundary (or trimmed of repeated queries) first.
+
 Groups are assigned greedily, largest first, then improved by moving and swapping groups. The cost counts
 every stratum (label x setting x domain) against its target in each split, the split sizes, each domain's
 share of each split, the records that soft links would drop, and, far above the rest, a stratum of at least
@@ -30,7 +33,8 @@ from builder.record import SPLITS, conversations_of
 from builder.rows import SplitDrop
 
 MIN_STRATUM = 10  # a stratum this large must reach every split
-MAX_GROUP_SHARE = 0.05  # a larger group is cut at a conversation boundary, so one block cannot skew a split
+MAX_GROUP_SHARE = 0.05  # a larger group goes whole to train, so one block cannot skew validation or test
+MAX_TRAIN_GROUP_SHARE = 0.10  # a group larger still is cut at a conversation boundary (train cannot hold it whole)
 SHARE_TOLERANCE = 0.05  # a domain's share of each split stays within this of its share of the set
 MAX_SWAP_GROUPS = 600  # above this many groups only moves are tried (swaps are quadratic)
 EXACT_CROSS_CHECK = 50_000_000  # cross-split query comparisons up to which leakage is checked all-pairs, not by LSH
@@ -183,6 +187,7 @@ class _Problem:
     ratios: np.ndarray  # (S,)
     links: np.ndarray  # (G, G) records of group g with a near-duplicate in group h
     eligible: np.ndarray  # (K,) bool: stratum large enough to be required in every split
+    pinned: np.ndarray  # (G,) bool: group too large for validation or test, placed in train and never moved
 
     @property
     def n(self) -> int:
@@ -225,8 +230,9 @@ def assign_groups(p: _Problem, seed: int, keys: list[str]) -> np.ndarray:
     """Greedy largest-first placement, then the best single move (or, failing that, swap) until none helps."""
     G, S = len(keys), len(p.ratios)
     sizes = p.counts.sum(1)
-    order = sorted(range(G), key=lambda g: (-sizes[g], _h(seed, keys[g])))
     assign = np.full(G, -1)
+    assign[p.pinned] = SPLITS.index("train")
+    order = sorted((g for g in range(G) if not p.pinned[g]), key=lambda g: (-sizes[g], _h(seed, keys[g])))
     active = [s for s in range(S) if p.ratios[s] > 0]
     for g in order:
         best, best_cost = active[0], None
@@ -267,7 +273,8 @@ def assign_groups(p: _Problem, seed: int, keys: list[str]) -> np.ndarray:
 
 
 def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: dict[str, int],
-             roots: list[str], links: np.ndarray, ratios: dict[str, float], min_stratum: int) -> _Problem:
+             roots: list[str], links: np.ndarray, ratios: dict[str, float], min_stratum: int,
+             pinned: set[str]) -> _Problem:
     strata = sorted({stratum(r) for r in records}, key=str)
     k_of = {k: i for i, k in enumerate(strata)}
     domains = sorted({r["domain"] for r in records})
@@ -282,6 +289,7 @@ def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: 
         ratios=np.array([ratios[s] for s in SPLITS], dtype=float),
         links=links,
         eligible=counts.sum(0) >= min_stratum,
+        pinned=np.array([g in pinned for g in group_keys], dtype=bool),
     )
 
 
@@ -290,7 +298,7 @@ def _problem(records: list[dict[str, Any]], group_keys: list[str], group_index: 
 
 def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, threshold: float = 92.0,
           blocks: dict[str, str] | None = None, min_stratum: int = MIN_STRATUM,
-          max_group_share: float = MAX_GROUP_SHARE) -> SplitResult:
+          max_group_share: float = MAX_GROUP_SHARE, max_train_group_share: float = MAX_TRAIN_GROUP_SHARE) -> SplitResult:
     """Assign whole hard groups to splits; drop (with a reason) the few records soft links would leak."""
     records = sorted(records, key=lambda r: r["id"])
     blocks = dict(blocks or {})
@@ -315,18 +323,24 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
             roots = _drop(records, roots, blocks, alive, cut, dropped,
                           f"block severed: joins the two halves of a block of domain '{domain}', "
                           "cut so that the domain reaches every split")
-    # No group may outweigh a split's balance: cut any group over MAX_GROUP_SHARE of the records released. The
-    # near-duplicate drops come after the assignment and shrink the release, so the cap is checked again then.
+    # No group may outweigh a split's balance. A group over `max_group_share` of the records released goes whole to
+    # train; one over `max_train_group_share` is cut. The near-duplicate drops come after the assignment and shrink
+    # the release, so both are checked again then.
+    train_share = max_train_group_share if "train" in active else max_group_share
     reserve = 0
     while True:
-        roots = _cap_groups(records, roots, blocks, alive, dropped, seed, max_group_share, reserve)
+        roots = _cap_groups(records, roots, blocks, alive, dropped, seed, train_share, reserve)
+        pinned = _to_train(records, roots, alive, active, max_group_share, reserve) if train_share > max_group_share else set()
+        if pinned is None:  # a domain would keep too few groups for validation and test: cut at the lower cap
+            roots = _cap_groups(records, roots, blocks, alive, dropped, seed, max_group_share, reserve)
+            pinned = set()
         live = [i for i in range(len(records)) if alive[i]]
         kept = [records[i] for i in live]
         kept_roots = [roots[i] for i in live]
         group_keys = sorted(set(kept_roots))
         group_index = {g: i for i, g in enumerate(group_keys)}
         problem = _problem(kept, group_keys, group_index, kept_roots,
-                           soft_links(kept, kept_roots, group_index, threshold), ratios, min_stratum)
+                           soft_links(kept, kept_roots, group_index, threshold), ratios, min_stratum, pinned)
         assign = assign_groups(problem, seed, group_keys)
         splits = {s: [] for s in SPLITS}
         for r, root in zip(kept, kept_roots):
@@ -335,8 +349,10 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
         leakage = _drop_crossings(splits, threshold, dropped)
         released = {r["id"] for rows in splits.values() for r in rows}
         sizes = Counter(root for r, root in zip(kept, kept_roots) if r["id"] in released)
+        outside = [n for g, n in sizes.items() if g not in pinned]
         shrink = len(kept) - len(released)
-        if max(sizes.values()) <= max_group_share * len(released) or shrink <= reserve:
+        if (max(sizes.values()) <= train_share * len(released) and max(outside, default=0) <= max_group_share * len(released)) \
+                or shrink <= reserve:
             break
         reserve = shrink  # cap against what will be released; the crossing drops are redone on the new groups
         del dropped[before:]
@@ -346,6 +362,7 @@ def split(records: list[dict[str, Any]], ratios: dict[str, float], seed: int, th
     quality = split_quality(splits, min_stratum)
     quality["largest_group"] = max(sizes.values())
     quality["largest_group_share"] = round(max(sizes.values()) / len(released), 4)
+    quality["groups_kept_whole_in_train"] = len(pinned)
     quality["dropped"] = dict(sorted(Counter(d.reason.split(":")[0] for d in dropped).items()))
     dropped.sort(key=lambda d: d.id)
     return SplitResult(splits, len(group_keys), leakage, dropped, quality)
@@ -378,6 +395,25 @@ def _cap_groups(records: list[dict[str, Any]], roots: list[str], blocks: dict[st
         else:
             break
     return roots
+
+
+def _to_train(records: list[dict[str, Any]], roots: list[str], alive: list[bool], active: list[str],
+              max_group_share: float, reserve: int) -> set[str] | None:
+    """The groups over `max_group_share` of the live records less `reserve`, to be kept whole in train (where
+    attainable, as in `_cap_groups`); None when that leaves a domain fewer other groups than validation and test."""
+    if len({c for r in records for c in conversations_of(r)}) * max_group_share < 2:
+        return set()
+    sizes = Counter(roots[i] for i in range(len(records)) if alive[i])
+    limit = max_group_share * (sum(sizes.values()) - reserve)
+    big = {g for g, n in sizes.items() if n > limit}
+    domain_groups: dict[str, set[str]] = defaultdict(set)
+    for i, r in enumerate(records):
+        if alive[i] and roots[i] not in big:
+            domain_groups[r["domain"]].add(roots[i])
+    domains = {r["domain"] for i, r in enumerate(records) if alive[i]}
+    if any(len(domain_groups[d]) < len(active) - 1 for d in domains):
+        return None
+    return big
 
 
 def _trim(records: list[dict[str, Any]], roots: list[str], alive: list[bool], group: str, excess: int,

@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from builder.neardup import normalize
 from builder.record import SETTINGS, SPLITS
-from builder.split import SplitError, split
+from builder.split import SplitError, group_records, split
 from builder.validate import problems
 
 from conftest import ROOT, needs_mtrag, run_cli
@@ -128,8 +128,10 @@ def assert_split_guarantees(release: Path, *, max_group_share: float | None) -> 
     if full:
         assert worst <= 0.05, f"a domain's share of a split is {worst:.3f} off its share of the set"
     group = largest_group(rows)
-    if max_group_share is not None:
-        assert group <= max_group_share * len(rows), f"largest group {group} of {len(rows)} records"
+    if max_group_share is not None:  # a larger group goes whole to train, up to twice the share
+        assert group <= 2 * max_group_share * len(rows), f"largest group {group} of {len(rows)} records"
+        for s in ("validation", "test"):
+            assert largest_group(splits[s]) <= max_group_share * len(rows), f"a group of {s} is over the cap"
     # Records the split dropped are accounted, each with its reason.
     acc = [json.loads(line) for line in (release / "accounting.jsonl").read_text().splitlines()]
     by_split = [a for a in acc if a["status"] == "rejected" and a.get("reason", "").startswith(("near-duplicate across", "block severed", "group trimmed"))]
@@ -301,26 +303,63 @@ def test_a_chain_of_generic_queries_does_not_swallow_the_set():
     assert len(dropped) + sum(map(len, result.splits.values())) == len(records), "nothing is lost"
 
 
-def test_a_block_over_the_group_limit_is_cut_and_the_joining_records_accounted():
-    # 40 single-conversation groups of 6 records, and one block of 4 conversations (24 records, 9% of the set)
-    # whose stitched records borrow a history from a block-mate.
+def _big_blocks(n_big: int = 1, domain_of=lambda c: "d") -> tuple[list[dict], dict[str, str], list[dict]]:
+    # 40 single-conversation groups of 6 records, and `n_big` blocks of 4 conversations (24 records each, 8-9% of the
+    # set) whose stitched records borrow a history from a block-mate.
     import random
 
     rng = random.Random(5)
     words = ["river", "tax", "visa", "loan", "cloud", "lake", "bridge", "pension", "server", "museum"]
-    records, blocks = [], {}
-    for c in range(44):
-        blocks[f"conv{c}"] = f"b{c}" if c < 40 else "big"
+    records, blocks, stitched = [], {}, []
+    for c in range(40 + 4 * n_big):
+        blocks[f"conv{c}"] = f"b{c}" if c < 40 else f"big{(c - 40) // 4}"
         for k in range(6):
-            records.append(_record(c * 10 + k, f"conv{c}", " ".join(rng.sample(words, 5)) + f" {rng.randrange(10**6)}?"))
-    stitched = [r for r in records if r["provenance"]["conversation_id"] in ("conv40", "conv42")][:4]
-    for r, donor in zip(stitched, ["conv41", "conv43", "conv41", "conv43"]):
-        r["provenance"]["history_source"] = {"conversation_id": donor, "turns": 2}
+            records.append(_record(c * 10 + k, f"conv{c}", " ".join(rng.sample(words, 5)) + f" {rng.randrange(10**6)}?",
+                                   domain_of(c)))
+    for b in range(n_big):
+        first, third = f"conv{40 + 4 * b}", f"conv{42 + 4 * b}"
+        mine = [r for r in records if r["provenance"]["conversation_id"] in (first, third)][:4]
+        for r, donor in zip(mine, [f"conv{41 + 4 * b}", f"conv{43 + 4 * b}"] * 2):
+            r["provenance"]["history_source"] = {"conversation_id": donor, "turns": 2}
+        stitched += mine
+    return records, blocks, stitched
+
+
+def test_a_block_over_the_group_limit_goes_whole_to_train_and_loses_nothing():
+    records, blocks, _ = _big_blocks()
     result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks)
+    big = {f"conv{c}" for c in range(40, 44)}
+    assert {r["provenance"]["conversation_id"] for r in result.splits["train"]} >= big
+    assert not result.dropped
+    assert result.quality["largest_group"] == 24 and result.quality["groups_kept_whole_in_train"] == 1
+    for s in ("validation", "test"):
+        assert not {r["provenance"]["conversation_id"] for r in result.splits[s]} & big
+        assert result.splits[s]
+
+
+def test_a_block_over_the_train_limit_is_cut_and_the_joining_records_accounted():
+    records, blocks, stitched = _big_blocks()
+    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks,
+                   max_train_group_share=0.06)
     kept = [r for rows in result.splits.values() for r in rows]
-    assert result.quality["largest_group"] <= 0.05 * len(records)
+    assert result.quality["largest_group"] <= 0.06 * len(kept)
     severed = [d for d in result.dropped if d.reason.startswith("block severed")]
     assert {d.id for d in severed} <= {r["id"] for r in stitched} and severed
+    assert len(kept) + len(result.dropped) == len(records)
+    for s in ("validation", "test"):  # a half still over 5% went to train
+        assert max(Counter(group_records(result.splits[s])).values()) <= 0.05 * len(kept)
+
+
+def test_big_blocks_are_cut_when_train_would_take_all_but_one_group_of_their_domain():
+    # Domain 'e' is one conversation and two blocks over 5%: kept whole in train, they would leave validation and
+    # test one group of 'e' between them, so they are cut at the lower cap instead.
+    records, blocks, stitched = _big_blocks(2, lambda c: "e" if c >= 39 else "d")
+    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks)
+    kept = [r for rows in result.splits.values() for r in rows]
+    assert result.quality["groups_kept_whole_in_train"] == 0
+    assert result.quality["largest_group"] <= 0.05 * len(kept)
+    assert {d.id for d in result.dropped if d.reason.startswith("block severed")} <= {r["id"] for r in stitched}
+    assert all({r["domain"] for r in result.splits[s]} == {"d", "e"} for s in SPLITS)
     assert len(kept) + len(result.dropped) == len(records)
 
 
@@ -396,11 +435,11 @@ def test_mtrag_every_published_row_validates(mtrag_release):
 def test_mtrag_split_guarantees(mtrag_release):
     figures = assert_split_guarantees(mtrag_release, max_group_share=0.05)
     manifest = json.loads((mtrag_release / "manifest.json").read_text())
-    assert manifest["split_quality"]["largest_group_share"] <= 0.05
+    assert manifest["split_quality"]["largest_group_share"] <= 0.10
     assert figures["max_domain_share_deviation"] <= 0.05
     # Few records are sacrificed to the split.
     # Few: near-duplicates across splits, and the stitched records that join the halves of a block cut so that
-    # no group exceeds 5% of the set.
+    # no group exceeds 10% of the set (one over 5% goes whole to train).
     assert manifest["counts"]["dropped_by_split"] <= 0.05 * manifest["counts"]["deduplicated"]
 
 
@@ -476,7 +515,7 @@ def test_the_group_cap_holds_for_what_is_released_after_the_near_duplicate_drops
         r["provenance"]["history_source"] = {"conversation_id": "conv61", "turns": 2}
     cap = 18 / (len(records) - 0.5)  # the block is within the cap of the input, over it once one record goes
     result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks,
-                   max_group_share=cap)
+                   max_group_share=cap, max_train_group_share=cap)
     kept = [r for rows in result.splits.values() for r in rows]
     assert result.quality["largest_group"] < 18, "the block was cut"
     assert result.quality["largest_group"] <= cap * len(kept)
@@ -504,7 +543,8 @@ def test_a_group_just_over_the_cap_loses_repeats_of_its_most_asked_query_not_a_b
         if 14 <= k:
             records[-1]["provenance"]["history_source"] = {"conversation_id": "conv40", "turns": 2}
     cap = 18 / len(records)
-    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks, max_group_share=cap)
+    result = split(records, {"train": 0.8, "validation": 0.1, "test": 0.1}, seed=3, blocks=blocks, max_group_share=cap,
+                   max_train_group_share=cap)
     kept = [r for rows in result.splits.values() for r in rows]
     # 3 go, not 2: the cap is a share of what is released, which the trim shrinks
     assert [d.reason.split(":")[0] for d in result.dropped] == ["group trimmed"] * 3
