@@ -392,31 +392,51 @@ def pool(ctx: TurnContext, ref: Referent, limit: int = 6, query: str = "") -> li
 _MANY = 40  # names of a kind weighed against a question before the best few are kept
 
 
-def fitting(ctx: TurnContext, names: list[str], query: str, least: int = 2, keep: str = "") -> list[str]:
+def fitting(ctx: TurnContext, names: list[str], query: str, least: int = 2, keep: str = "", ties: list[str] = ()
+            ) -> list[str]:
     """The names the question fits, best first: those the domain's passages retrieved for the question's words say
     (most such passages first), then others only as far as `least` needs. 'Are they billed per conversation?' is
     read with Watson Assistant, not with a Hive metastore; 'this state's involvement in the US Civil War' with the
     states the war's passages name, not with Alaska (read 47). The name `keep` (the true referent) stays whatever
-    its fit. Without a passage pool, the names as they are."""
+    its fit. With `ties` (the other names the question says, `anchors`), only passages that say them count, and no
+    name fills in. Without a passage pool, the names as they are."""
     if ctx.corpus is None or not names:
         return names
     texts = [p.title + "\n" + p.text for p in ctx.corpus.search(ctx.conv.domain, query, 30)]
+    # 'Was Japan better off as a result of the general not criminalizing the Emperor?' is read with the generals
+    # that passages naming Japan say, not with Meng Tian from a Qin passage on a general and an emperor (read 59,
+    # ce-bfc5b513804db760); and no name that no such passage says fills in.
+    texts = [t for t in texts if all(tx.mentions(t, a) for a in ties)]
     fit = [sum(tx.says(t, n) for t in texts) or (1e-9 if keep and tx.same_thing(n, tx.clean_name(keep)) else 0) for n in names]
     best = sorted((i for i in range(len(names)) if fit[i]), key=lambda i: -fit[i])  # stable: pool order breaks ties
-    rest = [i for i in range(len(names)) if not fit[i]][: max(0, least - len(best))]
+    rest = [] if ties else [i for i in range(len(names)) if not fit[i]][: max(0, least - len(best))]
     return [names[i] for i in best + rest]
 
 
-def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6, query: str = "", keep: str = "") -> list[str]:
+def anchors(query: str, kind: str, names: list[str], keep: str = "") -> list[str]:
+    """The names a question says besides the referent `keep`, names of the kind (`names`, or by the lexicon) and
+    maker names ('IBM Cloud' is in every doc): 'Japan' in 'Was Japan better off ... the general ...?'."""
+    brands = {str(b) for b in tx.lexicon().get("brand_prefixes", [])}
+    said = [*names, tx.clean_name(keep)] if keep else names
+    return [n for n in tx.names_in(query) if n not in brands and tx.kind_of(n) != kind
+            and not any(tx.same_thing(n, m) or variant(n, m, kind) for m in said)]
+
+
+def pool_of_kind(ctx: TurnContext, kind: str, limit: int = 6, query: str = "", keep: str = "", tied: bool = False
+                 ) -> list[str]:
     """Names of a kind asked about in the block, then in the domain, then from the kind lexicon; with `query`, the
-    ones it fits first (`fitting`), none whose words it already says but `keep`."""
+    ones it fits first (`fitting`), none whose words it already says but `keep`. With `tied`, a question that names
+    other things (`anchors`) is read only with names that passages saying those things say."""
     if query:
         # Names of the kind itself are weighed; a kin kind's (a state for 'the city') only fill up to two readings
         # (read 48: 'the city' read as California and Alameda County).
         said = tx.content_stems(query)
         other = lambda n: not tx.content_stems(n) <= said or bool(keep) and tx.same_thing(n, tx.clean_name(keep))  # noqa: E731
-        fitted = fitting(ctx, [n for n in _names_of_kind(ctx, kind, _MANY, kin=False) if other(n)], query, keep=keep)
-        more = [n for n in _names_of_kind(ctx, kind, _MANY) if n not in fitted and other(n)]
+        every = _names_of_kind(ctx, kind, _MANY)
+        ties = anchors(query, kind, every, keep) if tied and ctx.corpus is not None else []
+        fitted = fitting(ctx, [n for n in _names_of_kind(ctx, kind, _MANY, kin=False) if other(n)], query, keep=keep,
+                         ties=ties)
+        more = [] if ties else [n for n in every if n not in fitted and other(n)]  # no fill-in for a tied question
         return (fitted + more[: max(0, 2 - len(fitted))])[:limit]
     return _names_of_kind(ctx, kind, limit)
 

@@ -671,7 +671,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "25"
+    version: ClassVar[str] = "26"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -680,7 +680,8 @@ class RetrievedPassages:
         "kind in them (one passage may list several): a positive whose clarification names them with a fact from each "
         "passage, asked after the conversation's own start before it names one of them; exactly one, the query's own "
         "referent: a hard negative the documents resolve after the chat the user's words leaned on, an underspecified_entity "
-        "positive naming it when nothing in the chat singles it out; the ambiguous passages after the own history that names the "
+        "positive naming it when nothing in the chat singles it out (read with other names of the kind only where a passage says "
+        "them with the other names the question says); the ambiguous passages after the own history that names the "
         "referent: a hard negative the history resolves. With `prefixes`, shorter starts of that history that name none of "
         "the readings are more same-topic contexts. No positive when the query names something the domain's passages tie "
         "to the referent. A minority is asked with no history or after a block-mate's.")
@@ -857,7 +858,9 @@ class RetrievedPassages:
         """One thing of the kind in the passages, none in the chat: the clarification names the passages' one and asks
         which; the readings are it and names of the kind asked about in the block or domain."""
         # 'the account or a 401K' is not read as 'the 401K account or a 401K' (read 41, ce-8574d85eda6a508f)
-        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun, query=got.query)
+        # Its words tie the question to the one the passages name when no passage says another with them: 'Was Japan
+        # better off as a result of the general not criminalizing the Emperor?' is MacArthur's alone (read 59).
+        others = [n for n in kd.pool_of_kind(ctx, got.kind.noun, query=got.query, tied=True)
                   if not _same_entity(n, found.name, got.kind.noun) and not _query_says(got, n)]
         readings = [r for r in (reading(got, n) for n in others) if r]
         first = reading(got, found.name)
