@@ -249,6 +249,30 @@ def test_entity_twins_no_pronoun_twin_after_an_exchange_naming_another_candidate
     assert any("names another candidate for 'it'" in o.reason for o in out if isinstance(o, Rejection))
 
 
+def _drifting_talk(bicycles: str):
+    return _conv("drift", [
+        Turn("user", "How many motorcycle crashes are there each year in New York?",
+             rewrite="How many motorcycle crashes are there each year in New York?"),
+        Turn("assistant", "New York was the first state to require motorcycle helmets."),
+        Turn("user", bicycles, rewrite="What are the rules for bicycles in California?"),
+        Turn("assistant", "In California, bicyclists may ride on some freeways."),
+        Turn("user", "What are the laws for pedestrians in it?", [Passage("ca", "California pedestrians have the right of way.", "California", True)],
+             rewrite="What are the laws for pedestrians in California?"),
+    ])
+
+
+def test_entity_twins_no_pronoun_twin_when_the_user_named_another_of_its_kind_and_never_it():
+    # reads 56 and 60, ce-b3315bbf03d4113a: the user asked about New York, the answers moved to California; 'it' may
+    # mean either, whatever the last answer said.
+    out = list(entity_twins(_ctx(_drifting_talk("What about bicycles?"), 3)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("the user's turns name New York, never 'California'" in o.reason for o in out if isinstance(o, Rejection))
+    # the user who names California too settles it
+    out = list(entity_twins(_ctx(_drifting_talk("What about bicycles in California?"), 3)))
+    [negative] = [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert negative.interpretations == ["What are the laws for pedestrians in California?"]
+
+
 def test_standalone_clear_rejects_a_rewrite_that_leans_on_the_turn_before():
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 
