@@ -273,6 +273,17 @@ def test_entity_twins_no_pronoun_twin_when_the_user_named_another_of_its_kind_an
     assert negative.interpretations == ["What are the laws for pedestrians in California?"]
 
 
+def test_passage_twins_no_pronoun_twin_when_the_user_named_another_of_its_kind_and_never_it():
+    # the same talk over California passages (read 56, ce-a36729fdd62e2364)
+    from builder.synthesize.rules.passage_twins import PassageTwins
+
+    out = list(PassageTwins().generate(_ctx(_drifting_talk("What about bicycles?"), 3)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("the user's turns name New York, never 'California'" in o.reason for o in out if isinstance(o, Rejection))
+    out = list(PassageTwins().generate(_ctx(_drifting_talk("What about bicycles in California?"), 3)))
+    assert [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+
+
 def test_standalone_clear_rejects_a_rewrite_that_leans_on_the_turn_before():
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 

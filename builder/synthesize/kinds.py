@@ -657,6 +657,18 @@ def says_apart(text: str, name: str, names: list[str]) -> bool:
     return tx.says(text, name)
 
 
+def user_named_instead(history: list[dict[str, str]], name: str) -> str | None:
+    """Another thing of `name`'s kind that the user's own turns name, when none of them names `name`: 'What are the
+    laws for pedestrians in it?' after a talk the user began on New York and the answers moved to California could
+    mean either (reads 56 and 60, ce-b3315bbf03d4113a, ce-a36729fdd62e2364)."""
+    kind = tx.kind_of(name)
+    users = "\n".join(h["content"] for h in history if h["role"] == "user")
+    if not kind or not users or tx.mentions(users, name) or tx.says(users, name):
+        return None
+    named = [*tx.named_of_kind(users, kind, [users]), *(n for n in tx.lexicon_names().get(kind, []) if tx.mentions(users, n))]
+    return next((n for n in named if not tx.same_thing(n, name) and not tx.mentions(name, n)), None)
+
+
 def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
     """What a pronoun right after `history` could mean: two or more things of its kind in the last exchange, none
     singled out by its user turn; when the last exchange names none of the kind, two or more in the turns before

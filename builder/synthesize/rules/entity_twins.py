@@ -24,18 +24,6 @@ def _kind_rivals_last(history: list[dict[str, str]], name: str, kind: str) -> li
             if not tx.same_thing(n, name) and not tx.mentions(name, n) and not tx.mentions(n, name)]
 
 
-def _user_named_instead(history: list[dict[str, str]], name: str) -> str | None:
-    """Another thing of `name`'s kind that the user's own turns name, when none of them names `name`: 'What are the
-    laws for pedestrians in it?' after a talk the user began on New York and the answers moved to California could
-    mean either (reads 56 and 60, ce-b3315bbf03d4113a)."""
-    kind = tx.kind_of(name)
-    users = "\n".join(h["content"] for h in history if h["role"] == "user")
-    if not kind or not users or tx.mentions(users, name) or tx.says(users, name):
-        return None
-    named = [*tx.named_of_kind(users, kind, [users]), *(n for n in tx.lexicon_names().get(kind, []) if tx.mentions(users, n))]
-    return next((n for n in named if not tx.same_thing(n, name) and not tx.mentions(name, n)), None)
-
-
 @register
 class EntityTwins:
     """'... the Penobscot River ...' -> '... the river ...': ambiguous after an unrelated history,
@@ -143,7 +131,7 @@ class EntityTwins:
         elif not entity.head and (others := other_names_last(own, entity.text, unknown_kinds=True)):
             # 'What did it discover at Jupiter?' after an answer naming Juno and Galileo: 'it' is not settled.
             yield ctx.reject(method, f"the last exchange names another candidate for '{got.generic}': {others[0]}", generic)
-        elif not entity.head and (other := _user_named_instead(own, entity.text)):
+        elif not entity.head and (other := kd.user_named_instead(own, entity.text)):
             yield ctx.reject(method, f"the user's turns name {other}, never '{entity.text}'; '{got.generic}' may mean "
                                      "either", generic)
         elif not entity.head and where < len(own) - 2:

@@ -25,9 +25,10 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "28"
+    version = "29"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
-                "hard negative the history and documents resolve together, unless the talk last named another thing of its kind) or with those plus passages of the block about another entity that answer the "
+                "hard negative the history and documents resolve together, unless the talk last named another thing of its kind, or "
+                "the user's turns name another and never the entity) or with those plus passages of the block about another entity that answer the "
                 "same question (a positive).")
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
@@ -63,6 +64,11 @@ class PassageTwins:
             # the user's named question switched topic, and only the passages say so (read 31, ce-123d51f50fcf87dd).
             yield ctx.reject(method, f"the history never names '{entity.text}' and its last exchange names '{others[0]}'; "
                                      "the passages alone would switch the topic", generic)
+        elif not entity.head and (other := kd.user_named_instead(ctx.history, entity.text)):
+            # 'What are the laws for pedestrians in it?' over California passages, after a talk the user began on New
+            # York and the answers moved to California (reads 56 and 60, ce-a36729fdd62e2364).
+            yield ctx.reject(method, f"the user's turns name {other}, never '{entity.text}'; '{generic}' may mean either",
+                             generic)
         elif rival := _named_last(ctx, entity.text, entity.head):
             # 'Is the river important?' over Hudson River passages, right after a turn naming the Penobscot, the
             # Mississippi and the Missouri: what the search found, not what the talk points at (read 51, ce-561414994a9708f9).
