@@ -672,7 +672,7 @@ def user_named_instead(history: list[dict[str, str]], name: str) -> str | None:
 def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
     """What a pronoun right after `history` could mean: two or more things of its kind in the last exchange, none
     singled out by its user turn; when the last exchange names none of the kind, two or more in the turns before
-    it ('How does it affect the performance?' after bulk migration and vMotion were compared, then disk UUIDs):
+    it ('Is it still used?' after two protocols were compared, then a question on port numbers):
     nothing recent singles one out. [] when the last exchange names one, fewer than two are named, or the talk's
     topic is one of them (`topic_singles_out`)."""
     last = last_exchange(history)
@@ -745,6 +745,32 @@ def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
                        category="hard_negative", interpretations=[resolved], target=clear_target(),
                        resolution={"source": "history", "turn_index": resolving_turn(history, via or name), "document_id": None,
                                    "referent": name, "resolved_query": resolved})
+
+
+def plural_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, names: list[str],
+                    method: str, version: str, pair: str | None = None) -> Record | None:
+    """The plural twin of a positive: 'Do these clinics offer X?' (or 'How do they work?') right after an exchange
+    that names two or more clinics asks about all of them, so the history settles it. None where the question cannot be made plural
+    cleanly or the last exchange names fewer than two of `names`."""
+    last = "\n".join(h["content"] for h in last_exchange(history))
+    said = [n for n in names if tx.says(last, n)]
+    if kq.referent.plural or len(said) < 2:
+        return None
+    if kq.phrase in ("it", "its"):
+        plural_ = tx.pronoun_pluralized(kq.query, kq.phrase)
+    else:
+        plural_ = tx.pluralized(kq.query, kq.phrase, kq.referent.kind)
+    if plural_ is None:
+        return None
+    query, phrase = plural_
+    listed = ", ".join(said[:-1]) + " and " + said[-1]
+    resolved = query.replace(phrase, f"{phrase} ({listed})", 1)
+    turn = max((t for t in (resolving_turn(history, n) for n in said) if t is not None), default=len(history) - 1)
+    return kind_record(ctx, KindQuery(kq.referent, query, phrase), history, source, method, version,
+                       pair or kind_pair(ctx, 0), needs_clarification=False, category="hard_negative",
+                       interpretations=[resolved], target=clear_target(),
+                       resolution={"source": "history", "turn_index": turn, "document_id": None, "referent": listed,
+                                   "resolved_query": resolved})
 
 
 def kind_record(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, method: str, version: str,

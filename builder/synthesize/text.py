@@ -1228,3 +1228,77 @@ def _plural_phrase(phrase: str) -> bool:
     """A phrase that ends in the plural of a kind noun ('US-based companies')."""
     ws = words(phrase)
     return bool(ws) and ws[-1].lower().endswith("s") and singular(ws[-1]) not in (None, ws[-1].lower())
+
+
+_PLURAL_AUX = {"does": "do", "is": "are", "was": "were", "has": "have", "doesn't": "don't", "isn't": "aren't",
+               "wasn't": "weren't", "hasn't": "haven't"}
+# Words before a subject or object that say nothing of its number ('Can these clinics ...', 'of these clinics').
+_NUMBER_FREE = frozenset("do did can could will would should may might must shall had don't didn't can't cannot won't "
+                         "couldn't wouldn't shouldn't".split())
+_CLAUSE_OPENERS = frozenset("and or but that if whether because while since although though so".split()) | frozenset(
+    "what which who whom whose when where why how".split())
+_SINGULAR_AFTER = re.compile(r"(?i)^\s*(?:['’]s\b|(?:\w+\s+){0,2}(?:is|was|has|does|isn't|wasn't|hasn't|doesn't)\b)")
+_DET_PLURAL = {"this": "these", "that": "those", "the": "the"}
+_TYPE_NOUNS = frozenset("type types kind kinds sort version versions model models".split())
+
+
+def pluralized(query: str, phrase: str, kind: str) -> tuple[str, str] | None:
+    """(query, phrase) with the singular kind phrase made plural and its auxiliary agreeing: 'Does this clinic
+    offer X?' -> 'Do these clinics offer X?'. None where the number shows past the auxiliary (a verb after the
+    phrase, 'its', 'this clinic's') or the phrase opens a clause whose verb would have to change."""
+    m = re.search(rf"(?i)(?<![\w'’-]){re.escape(phrase)}(?![\w'’-])", query)
+    parts = phrase.split(" ", 1)
+    if not m or len(parts) != 2 or parts[0].lower() not in _DET_PLURAL or parts[1] != kind_word(kind):
+        return None
+    many = plural(kind)
+    before, after = query[: m.start()], query[m.end():]
+    nxt = words(after)[0].lower() if words(after) else ""
+    if many.lower() == parts[1].lower() or _SINGULAR_AFTER.match(after) or nxt in _TYPE_NOUNS or singular(nxt):
+        return None  # 'these accounts type': the phrase modifies a noun
+    if {w.lower() for w in words(after)} & {"it", "its", "itself"}:
+        return None  # 'Does this clinic offer X, and is it open?': the 'it' may be the clinic
+    prev = words(before)[-1].lower() if words(before) else ""
+    if prev in _PLURAL_AUX:
+        at = before.lower().rindex(prev)
+        aux = _PLURAL_AUX[prev]
+        before = before[:at] + (aux.capitalize() if before[at].isupper() else aux) + before[at + len(prev):]
+    elif not prev or prev in _CLAUSE_OPENERS:
+        return None  # 'This clinic offers ...', 'what this clinic offers': a verb past the phrase agrees with it
+    elif prev not in _NUMBER_FREE and not re.search(r"[^\W\d_]$", before.rstrip()):
+        return None
+    det = _DET_PLURAL[parts[0].lower()]
+    new_phrase = f"{det.capitalize() if phrase[0].isupper() else det} {many}"
+    out = before + new_phrase + after
+    return out[0].upper() + out[1:], new_phrase
+
+
+def pronoun_pluralized(query: str, pronoun: str) -> tuple[str, str] | None:
+    """(query, pronoun) with the question's one 'it' or 'its' made plural: 'How does it work?' -> 'How do they
+    work?', 'Can I use it?' -> 'Can I use them?', 'its' -> 'their'. None where another 'it' stands beside it or a
+    verb past the pronoun would have to agree."""
+    toks = [w.lower() for w in words(query)]
+    if pronoun not in ("it", "its") or sum(w in ("it", "its", "itself") for w in toks) != 1:
+        return None
+    m = re.search(rf"(?i)(?<![\w'’-]){pronoun}(?![\w'’-])", query)
+    if not m:
+        return None
+    before, after = query[: m.start()], query[m.end():]
+    if pronoun == "its":
+        new = "their"
+    else:
+        prev = words(before)[-1].lower() if words(before) else ""
+        if prev in _PLURAL_AUX:
+            at = before.lower().rindex(prev)
+            aux = _PLURAL_AUX[prev]
+            before = before[:at] + (aux.capitalize() if before[at].isupper() else aux) + before[at + len(prev):]
+            new = "they"
+        elif prev in _NUMBER_FREE:
+            new = "they"
+        elif not prev or prev in _CLAUSE_OPENERS or prev in _AUXILIARIES:
+            return None  # 'It works ...', 'how it works', 'Were it ...': a verb past it agrees, or an odd mood
+        else:
+            new = "them"  # an object: 'Can I use it?'
+        if new == "they" and _SINGULAR_AFTER.match(after):
+            return None
+    new = new.capitalize() if m.start() == 0 else new
+    return before + new + after, new
