@@ -1,7 +1,7 @@
 """The kind-reference generators (kind_reference, kind_switch, pronoun_reference) and their text helpers."""
 
 from builder.conversation import Conversation, Passage, Turn
-from builder.record import Record, clear_target
+from builder.record import Record
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
 from builder.synthesize.context import TurnContext
@@ -1124,52 +1124,23 @@ def test_a_thing_the_question_names_beside_its_kind_phrase_is_no_reading_of_it()
     assert not [i for i in readings if i.startswith("Can Earth's")]
 
 
-def test_a_kind_phrase_and_its_auxiliary_go_plural_together_or_not_at_all():
-    assert tx.pluralized("Does this clinic offer mental health services?", "this clinic", "clinic") == (
-        "Do these clinics offer mental health services?", "these clinics")
-    assert tx.pluralized("When was the university founded?", "the university", "university") == (
-        "When were the universities founded?", "the universities")
-    assert tx.pluralized("What is the address of that clinic?", "that clinic", "clinic")[0] == \
-        "What is the address of those clinics?"
-    # A verb, a possessive or a noun past the phrase would have to change too; 'it' may be the phrase again.
-    for query, phrase in [("This clinic offers what?", "This clinic"), ("What is this clinic's phone number?", "this clinic"),
-                          ("Is the Lite plan available with this account type?", "this account"),
-                          ("What services does the clinic offer and is it open?", "the clinic"),
-                          ("What programs that this university has?", "this university")]:
-        kind = phrase.split()[-1].lower()
-        assert tx.pluralized(query, phrase, kind) is None, query
+def test_a_talk_that_names_a_thing_does_not_single_out_one_of_its_people():
+    # 'Who is that emperor known for?' after a Great Wall talk: the domain's passages tie the wall to Qin Shi Huang,
+    # but it had many emperors; a reader asks which (read 62, ce-020f645f7c636517)
+    from builder.synthesize.corpus import Corpus
 
-
-def test_an_it_goes_plural_as_subject_object_or_possessive():
-    assert tx.pronoun_pluralized("How does it affect the performance?", "it") == (
-        "How do they affect the performance?", "they")
-    assert tx.pronoun_pluralized("Can I use it for free?", "it") == ("Can I use them for free?", "them")
-    assert tx.pronoun_pluralized("What was its religion?", "its") == ("What was their religion?", "their")
-    assert tx.pronoun_pluralized("Is it possible to store images in it?", "it") is None  # which 'it' is the thing?
-    assert tx.pronoun_pluralized("How it works?", "it") is None
-
-
-def test_the_plural_twin_of_a_kind_phrase_positive_is_a_hard_negative_about_all_the_named():
-    out = _records(KindReference(plural_twins=1).generate(_ctx(CLINICS, 3)))
-    many = next(r for r in out if r.category == "multiple_interpretations")
-    twin = next(r for r in out if r.history == many.history and not r.needs_clarification)
-    assert twin.query.endswith("clinics offer mental health services?") and twin.query.startswith("Do ")
-    assert twin.category == "hard_negative" and twin.pair_id == many.pair_id and twin.target == clear_target()
-    assert twin.resolution["turn_index"] == 3 and set(twin.resolution["referent"].split(" and ")) == {
-        "Causeway VA Clinic", "Jamaica Plain VA Clinic"}
-    assert "Causeway VA Clinic" in twin.interpretations[0] and "Jamaica Plain VA Clinic" in twin.interpretations[0]
-    # Off by default; and a history whose last exchange names one clinic gives no plural twin.
-    assert not [r for r in _records(KindReference().generate(_ctx(CLINICS, 3))) if r.history == many.history
-                and not r.needs_clarification]
-    assert all(r.query.split()[1:2] != ["these"] for r in _records(KindReference(plural_twins=1).generate(_ctx(ONE_CLINIC, 2))))
-
-
-def test_the_plural_twin_of_a_pronoun_positive_is_a_hard_negative():
-    out = _records(PronounReference(plural_twins=1).generate(_ctx(PLANS, 3)))
-    pos = next(r for r in out if r.needs_clarification)
-    twin = next(r for r in out if r.history == pos.history and not r.needs_clarification)
-    assert twin.query == "Should I stick to them for now?" and twin.category == "hard_negative"
-    assert twin.interpretations == ["Should I stick to them (Lite plan and Standard plan) for now?"] or \
-        twin.interpretations == ["Should I stick to them (Standard plan and Lite plan) for now?"]
-    assert not [r for r in _records(PronounReference().generate(_ctx(PLANS, 3))) if not r.needs_clarification
-                and r.history == pos.history]
+    conv = Conversation("wall", "clapnq", [
+        Turn("user", "How long is the Great Wall?", rewrite="How long is the Great Wall?"),
+        Turn("assistant", "The walls of all dynasties run for thousands of kilometres; the Ming walls alone for 8,850 km."),
+        Turn("user", "Who is Qin Shi Huang known for?", rewrite="Who is Qin Shi Huang known for?"),
+    ])
+    pool = Conversation("pool", "clapnq", [Turn("user", "Tell me about China.", [
+        Passage("w1", "Emperor Qin Shi Huang linked the walls into the Great Wall.", "Great Wall"),
+        Passage("w2", "The Great Wall was begun under Emperor Qin Shi Huang.", "Qin Shi Huang"),
+        Passage("w3", "Emperor Wu of Han ruled for 54 years.", "Emperor Wu of Han"),
+    ])])
+    names = {"emperor": ["Qin Shi Huang", "Emperor Wu of Han", "Kangxi Emperor"]}
+    ctx = TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], block_names=names,
+                      corpus=Corpus.from_conversations([conv, pool]))
+    out = _records(KindReference().generate(ctx))
+    assert out and all(r.needs_clarification for r in out), [(r.query, r.resolution) for r in out]

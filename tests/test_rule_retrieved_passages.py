@@ -696,3 +696,23 @@ def test_a_question_that_names_a_place_is_read_only_with_the_kinds_said_with_it(
     positives, _ = _river_in_maine([kennebec])
     assert positives and all("When was the Kennebec River in Maine named?" in r.interpretations for r in positives)
     assert not any("Snake" in i for r in positives for i in r.interpretations)
+
+
+
+def test_the_thing_the_user_asked_about_stays_the_topic_past_a_pronoun_follow_up():
+    # 'Can you tell me about the virtualization aspect of the platform?' after 'What is Red Hat OpenShift?' and 'What
+    # benefits does it offer?', whose replies also named Kubernetes: the user's last turn need not name OpenShift
+    # again (read 62, ce-60a413d1d3d0bd00)
+    chat = _conv("asks-yale-then-it", "ivy", [
+        Turn("user", "What is Yale University?", rewrite="What is Yale University?"),
+        Turn("assistant", "Yale University is a private research university, founded after Harvard University."),
+        Turn("user", "Is it expensive?", rewrite="Is Yale University expensive?"),
+        Turn("assistant", "Tuition is high, as at Harvard University, but aid is generous."),
+        Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
+    corpus = Corpus.from_conversations([chat, pool])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 3, corpus)))
+    own = [o for o in out if isinstance(o, Record) and len(o.history) == 4]
+    assert own and not any(r.needs_clarification for r in own), [(r.query, r.interpretations) for r in own]
+    assert own[0].resolution["source"] == "history" and "Yale" in own[0].resolution["referent"]

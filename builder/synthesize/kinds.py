@@ -305,9 +305,11 @@ def _place_in_text(text: str, kind: str, container: str | None = None) -> tuple[
 
 def singled_by_history(ctx: TurnContext, referent: str, kind: str | None, history: list[dict[str, str]]) -> str | None:
     """A name in the history's user turns that singles out the referent the same way: 'the league' after 'Do the
-    Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558)."""
+    Arizona Cardinals play outside the US?' is the NFL (read 21, ce-c120b12b83767558). Never a person or a part."""
     said = "\n".join(h["content"] for h in history if h["role"] == "user")
-    if not said:
+    if not said or kind in tx.person_kinds() or kind in tx.lexicon().get("part_kinds", []):
+        # 'Who is that emperor known for?' after a Great Wall talk: the wall had many emperors, a rover many
+        # instruments, whichever one the passages name beside it (read 62, ce-020f645f7c636517; read 60's MOXIE)
         return None
     # 'where do the arizona cardinals play this week': a name typed in lower case, which the block's rewrites spell
     # capitalized (read 47, ce-83a9a2401688dfb5)
@@ -745,32 +747,6 @@ def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
                        category="hard_negative", interpretations=[resolved], target=clear_target(),
                        resolution={"source": "history", "turn_index": resolving_turn(history, via or name), "document_id": None,
                                    "referent": name, "resolved_query": resolved})
-
-
-def plural_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, names: list[str],
-                    method: str, version: str, pair: str | None = None) -> Record | None:
-    """The plural twin of a positive: 'Do these clinics offer X?' (or 'How do they work?') right after an exchange
-    that names two or more clinics asks about all of them, so the history settles it. None where the question cannot be made plural
-    cleanly or the last exchange names fewer than two of `names`."""
-    last = "\n".join(h["content"] for h in last_exchange(history))
-    said = [n for n in names if tx.says(last, n)]
-    if kq.referent.plural or len(said) < 2:
-        return None
-    if kq.phrase in ("it", "its"):
-        plural_ = tx.pronoun_pluralized(kq.query, kq.phrase)
-    else:
-        plural_ = tx.pluralized(kq.query, kq.phrase, kq.referent.kind)
-    if plural_ is None:
-        return None
-    query, phrase = plural_
-    listed = ", ".join(said[:-1]) + " and " + said[-1]
-    resolved = query.replace(phrase, f"{phrase} ({listed})", 1)
-    turn = max((t for t in (resolving_turn(history, n) for n in said) if t is not None), default=len(history) - 1)
-    return kind_record(ctx, KindQuery(kq.referent, query, phrase), history, source, method, version,
-                       pair or kind_pair(ctx, 0), needs_clarification=False, category="hard_negative",
-                       interpretations=[resolved], target=clear_target(),
-                       resolution={"source": "history", "turn_index": turn, "document_id": None, "referent": listed,
-                                   "resolved_query": resolved})
 
 
 def kind_record(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, method: str, version: str,

@@ -74,7 +74,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "27"  # 17 was the reverted passage-settled rule of 81694fc
+    version = "28"  # 17 was the reverted passage-settled rule of 81694fc; 27 the plural twins of dedd1d8, reverted
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -85,16 +85,13 @@ class KindReference:
                 "for 'this county' or 'this state'; no kind phrase beside a date, 'the disease in 2020'); a prefix naming exactly one (and no place lying in another thing of the kind, no list beside it of names "
                 "of no known kind, as 'CocoaPods, Carthage, or from source' for 'the tool') gives the hard-negative twin, resolved by "
                 "that turn, as does a prefix naming none whose user turns name something the domain's passages tie to "
-                "the referent ('the league' after the Arizona Cardinals). Several such stitch points per query, spread over the conversation; with `later`, the "
+                "the referent ('the league' after the Arizona Cardinals; never a person or a part, which a thing has many of: 'that emperor' after a Great Wall talk stays open). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "
                 "`retrieved_share`, that share of the records is also asked post-retrieval, with the passages BM25 finds "
-                "for the question's own words in the domain's pool (never the turn's own); the label stands. With "
-                "`plural_twins`, that many of a question's multiple_interpretations positives also come plural ('Do these "
-                "clinics offer ...?') after the same history, whose last exchange names two or more of them: a hard "
-                "negative, since the plural asks about all the clinics just named.")
+                "for the question's own words in the domain's pool (never the turn's own); the label stands.")
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2,
-                 retrieved_share: float = 0.0, plural_twins: int = 0) -> None:
+                 retrieved_share: float = 0.0) -> None:
         # Also asked in the post-retrieval setting, with the passages BM25 finds for the question's own words.
         self.retrieved_share = checked_retrieved_share("kind_reference", retrieved_share)
         self.needs_corpus = retrieved_share > 0
@@ -103,7 +100,6 @@ class KindReference:
         self.twins = twins  # distinct own prefixes naming exactly one that each give a hard-negative twin
         self.referents = referents  # named things of the standalone query each made a kind phrase in turn
         self.later = later  # also ask the question again later in the conversation, after 2+ things of its kind
-        self.plural_twins = plural_twins  # positives whose question also comes plural, a hard negative ('these clinics')
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
@@ -147,13 +143,8 @@ class KindReference:
                 found.setdefault(label, []).append((cut, history, names))
         source = lambda cut: {"conversation_id": ctx.conv.id, "turns": cut}  # noqa: E731
         # Several stitch points of each kind, spread over the conversation: each a record of its own.
-        plurals = self.plural_twins
         for cut, history, names in _spread(found.get("many", []), self.prefixes):
             yield kd.kind_positive(ctx, kq, history, source(cut), names, "multiple_interpretations", method, version, pair)
-            twin = kd.plural_negative(ctx, kq, history, source(cut), names, method, version, pair) if plurals else None
-            if twin:
-                plurals -= 1
-                yield twin
         default = tx.default_referent(ref.kind)
         if found.get("none") and default:
             yield ctx.reject(method, f"'{kq.phrase}' reads as {default} when nothing else is said", kq.query)

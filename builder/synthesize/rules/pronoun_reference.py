@@ -23,7 +23,7 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "21"
+    version = "20"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
@@ -31,13 +31,10 @@ class PronounReference:
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
                 "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
                 "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block (else the domain), whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
-                "passages BM25 finds for the question's own words in the domain's pool; the label stands. With `plural_twins`, "
-                "that many of its positives also come with 'they', 'them' or 'their' for 'it' or 'its' ('How do they "
-                "work?') after the same history, whose last exchange names two or more of the candidates: a hard "
-                "negative, since the plural pronoun takes them all in.")
+                "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0,
-                 fresh_share: float = 0.0, plural_twins: int = 0) -> None:
+                 fresh_share: float = 0.0) -> None:
         # Also asked in the post-retrieval setting, with the passages BM25 finds for the question's own words.
         self.retrieved_share = checked_retrieved_share("pronoun_reference", retrieved_share)
         self.needs_corpus = retrieved_share > 0
@@ -45,7 +42,6 @@ class PronounReference:
         self.later = later  # also prefixes past the turn (the question asked later, right after 2+ rivals)
         self.referents = referents  # named things of the standalone query each made a pronoun in turn
         self.fresh_share = fresh_share  # share of pronoun questions also asked with no history
-        self.plural_twins = plural_twins  # positives whose question also comes plural, a hard negative ('How do they work?')
 
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
@@ -86,9 +82,6 @@ class PronounReference:
             yield kd.kind_record(ctx, kq, history, source, method, version, pair, needs_clarification=True,
                                  category="unresolved_reference", interpretations=[kq.reading(n) for n in names[:6]],
                                  target={"clarification": question}, clarification_pattern=pattern)
-            twin = kd.plural_negative(ctx, kq, history, source, names, method, version, pair) if i < self.plural_twins else None
-            if twin:
-                yield twin
         if self.fresh_share and ref.kind and ctx.rng(f"{method}|fresh|{slot}").random() < self.fresh_share:
             yield from self._fresh(ctx, kq, ref, pair, slot)
         if negative is not None:

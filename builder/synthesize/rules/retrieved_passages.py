@@ -617,11 +617,12 @@ def _shorter_prefixes(prefix: list[dict[str, str]], n: int) -> list[int]:
 
 
 def _asked_about(history: list[dict[str, str]], names: list[str], noun: str) -> str | None:
-    """The one of `names` the user's own turns ask about, when the last one names it and no user turn names
-    another: the others came only from the assistant's replies."""
+    """The one of `names` the user's own turns ask about, when no user turn names another: the others came only
+    from the assistant's replies. The last user turn need not repeat it: 'What benefits does it offer?' after 'What
+    is Red Hat OpenShift?' still asks about OpenShift (read 62, ce-60a413d1d3d0bd00)."""
     users = [h["content"] for h in history if h["role"] == "user"]
     said = [n for n in names if any(_names(u, n, noun) for u in users)]
-    return said[0] if users and len(said) == 1 and _names(users[-1], said[0], noun) else None
+    return said[0] if users and len(said) == 1 else None
 
 
 def _echoed(said: str, options: list[Option], noun: str) -> tuple[str, str] | None:
@@ -671,7 +672,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "26"
+    version: ClassVar[str] = "27"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
