@@ -1001,7 +1001,10 @@ def test_standalone_clear_rejects_a_bare_this_that_points_back():
     from builder.synthesize.rules.standalone_clear import StandaloneClear
 
     for text, kept in (("Isn't this where NASA technology comes in?", False), ("Is this a fast way to make money?", False),
-                       ("How big is this company's market share?", None), ("Can I extend the web chat? if so, how can I do that?", True)):
+                       ("How big is this company's market share?", None), ("Can I extend the web chat? if so, how can I do that?", True),
+                       # read 63, ce-a772062d1829452d: a closing 'that' in a one-clause question points back too
+                       ("why don't you provide that?", False),
+                       ("Can I create a machine learning model and how should I do that?", True)):
         conv = Conversation("t", "fiqa", [Turn("user", text, rewrite=text)])
         out = list(StandaloneClear().generate(TurnContext(conv, 1, 0, 13, "test", [])))
         bare = any("bare 'this'" in o.reason for o in out if isinstance(o, Rejection))

@@ -42,9 +42,17 @@ def lost_place(query: str, history: list[dict[str, str]]) -> bool:
     return bool(users) and _places(users) and not _places(query)
 
 
+_CLOSING_THAT = re.compile(r"(?i)\b(?:that|those)\W*$")
+_CLAUSES = re.compile(r"(?i)[?,;]|\b(?:and|if|when|so|then)\b")
+
+
 def _bare_demonstrative(query: str) -> bool:
     """'this' with no noun of its own ('Isn't this where ...', 'What does this mean?', 'Is this a fast way to ...?'):
-    a pointer to what was said before. ('how can I do that?' may point inside its own question, so 'that' stays.)"""
+    a pointer to what was said before; so is a closing 'that' in a one-clause question ('why don't you provide
+    that?', read 63, ce-a772062d1829452d). ('Can I extend the web chat? if so, how can I do that?' points inside its
+    own question, so that 'that' stays.)"""
+    if _CLOSING_THAT.search(query) and not _CLAUSES.search(_CLOSING_THAT.sub("", query)):
+        return True
     toks = [w.lower() for w in tx.words(query)]
     for i, w in enumerate(toks):
         after = toks[i + 1] if i + 1 < len(toks) else None
@@ -74,7 +82,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "20"
+    version = "21"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -100,7 +108,7 @@ class StandaloneClear:
         if _bare_demonstrative(query):
             # 'Isn't this where NASA technology comes in?': 'this' stands for something said before (read 44,
             # ce-886805cf61ea40e6); the rewrite is no standalone question.
-            yield ctx.reject(method, "standalone form has a bare 'this' pointing back", query)
+            yield ctx.reject(method, "standalone form has a bare 'this' (or a closing 'that') pointing back", query)
             return
         if _THE_OTHER.search(query):
             # 'What is the difference between an Earth satellite orbit and the other orbits?': other than what was
