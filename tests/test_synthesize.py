@@ -479,6 +479,21 @@ def test_entity_twins_no_kind_twin_after_an_exchange_naming_another_of_the_kind(
     assert any("names another account: IRA" in o.reason for o in out if isinstance(o, Rejection))
 
 
+def test_entity_twins_no_kind_twin_after_an_exchange_naming_a_lower_case_thing_of_the_kind():
+    # 'What is the treatment for the disease?' right after an answer naming sickle cell disease and, in lower case,
+    # tuberculosis and leukemia: the disease is open (read 64, ce-5dc9a3b7f688b295)
+    marrow = _conv("marrow", [
+        Turn("user", "What happens if bone marrow fails?", rewrite="What happens if bone marrow fails?"),
+        Turn("assistant", "It can come from infections like tuberculosis, from leukemia, or, in sickle cell disease, "
+                          "from the destruction of red cells."),
+        Turn("user", "What is the treatment for it?",
+             [Passage("s", "Sickle cell disease is treated with hydroxyurea.", "Sickle cell disease", True)],
+             rewrite="What is the treatment for Sickle cell disease?"),
+    ])
+    out = list(entity_twins(_ctx(marrow, 2)))
+    assert not [o for o in out if isinstance(o, Record) and not o.needs_clarification]
+    assert any("names another disease: tuberculosis" in o.reason for o in out if isinstance(o, Rejection)), out
+
 def test_a_referent_is_a_thing_not_a_verb():
     assert tx.added_referent("When was it found?", "When was the Byzantine Empire founded?") == "Byzantine Empire"
     assert tx.added_referent("Oops, no return result...", "Will there be a return result using this SDK?") == "SDK"

@@ -547,9 +547,8 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
         # 'association football' and 'American football' (read 56, ce-9b9ff78257b8e727): a lexicon name written in
         # lower case is a candidate too, though no capital marks it as a name.
         said = by_kind.setdefault(kind, [])
-        for n in _lowercase_names(kind):
-            written = next((a for a in tx.aliases_of(n) if re.search(rf"(?i)\b{re.escape(a)}\b", text)), None)
-            if written and not any(tx.same_thing(a, o) for a in tx.aliases_of(n) for o in said):
+        for n, written in lowercase_said(text, kind):
+            if not any(tx.same_thing(a, o) for a in tx.aliases_of(n) for o in said):
                 said.append(written)  # as the text writes it: 'flu' for influenza, 'soccer' for association football
     user = exchange[0]["content"] if user is None else user
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -558,6 +557,17 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
             return [tx.kind_named(n, k, text) for n in names]
     return []
 
+
+
+def lowercase_said(text: str, kind: str) -> list[tuple[str, str]]:
+    """(name, as written) for each of the kind lexicon's lower-case names of `kind` that `text` writes, by any
+    alias ('flu' for influenza)."""
+    out = []
+    for n in _lowercase_names(kind):
+        written = next((a for a in tx.aliases_of(n) if re.search(rf"(?i)\b{re.escape(a)}\b", text)), None)
+        if written:
+            out.append((n, written))
+    return out
 
 
 def _lowercase_names(kind: str) -> list[str]:

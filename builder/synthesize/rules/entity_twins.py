@@ -18,10 +18,12 @@ from builder.synthesize.generic import generalize, no_resolved_twin, other_names
 
 
 def _kind_rivals_last(history: list[dict[str, str]], name: str, kind: str) -> list[str]:
-    """Other things of `kind` that the history's last exchange names: the generic phrase is open there."""
+    """Other things of `kind` that the history's last exchange names: the generic phrase is open there. The kind
+    lexicon's lower-case names count ('infections like tuberculosis' beside sickle cell disease, read 64,
+    ce-5dc9a3b7f688b295)."""
     last = "\n".join(h["content"] for h in history[-2:])
-    return [n for n in tx.named_of_kind(last, kind, [last])
-            if not tx.same_thing(n, name) and not tx.mentions(name, n) and not tx.mentions(n, name)]
+    named = tx.named_of_kind(last, kind, [last]) + [w for _, w in kd.lowercase_said(last, kind)]
+    return [n for n in named if not tx.same_thing(n, name) and not tx.mentions(name, n) and not tx.mentions(n, name)]
 
 
 @register
@@ -30,7 +32,7 @@ class EntityTwins:
     resolved after the turn's own history when that history names the entity."""
 
     name = "entity_twins"
-    version = "24"
+    version = "25"
     describe = ("The standalone rewrite's key entity made generic ('the Penobscot River' -> 'the river'): a topic-"
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
