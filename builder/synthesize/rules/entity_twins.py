@@ -37,7 +37,8 @@ class EntityTwins:
                 "switch positive after another conversation's history (or none), read with other things of that kind "
                 "asked about in the block (its clarification names them only where the history does, else it asks openly); when "
                 "the block has none, read with the domain's or the kind lexicon's names, in a fresh chat only; a hard negative after the turn's own history that names the entity (for 'it', not when the user's "
-                "own turns name another thing of its kind and never the entity). No positive "
+                "own turns name another thing of its kind and never the entity; for a kind phrase, not right after an exchange "
+                "naming another thing of its kind, by name or by a lower-case name of the kind lexicon). No positive "
                 "when the generic query still names something the domain's passages tie to the entity ('MacArthur "
                 "... the emperor' is Hirohito in any chat).")
 

@@ -88,7 +88,8 @@ class StandaloneClear:
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
                 "relevant passages: an easy negative. A full question after a topic switch is clear; a question "
                 "asking what an acronym stands for is clear only after its own talk or over its passages, and one whose "
-                "talk named a place it leaves out only after its own talk.")
+                "talk named a place it leaves out only after its own talk. A rewrite that still points back (a bare "
+                "'this', a closing 'that' in a one-clause question) makes no record.")
 
     def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
         for key, value in (("post_share", post_share), ("switch_share", switch_share)):
