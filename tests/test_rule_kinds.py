@@ -15,6 +15,14 @@ def _ctx(conv, turn, donors=(), block_names=None):
     return TurnContext(conv, turn, index, 13, "test", list(donors), block_names=block_names or {})
 
 
+def _pooled_ctx(conv, turn, pool, block_names):
+    """A turn's context whose domain passages are its own conversation's and `pool`'s."""
+    from builder.synthesize.corpus import Corpus
+
+    return TurnContext(conv, turn, conv.user_turn_indices()[turn - 1], 13, "test", [], block_names=block_names,
+                       corpus=Corpus.from_conversations([conv, pool]))
+
+
 def _records(outputs):
     return [o for o in outputs if isinstance(o, Record)]
 
@@ -582,8 +590,6 @@ def test_no_kind_phrase_before_the_plural_noun_a_name_modifies():
 def test_a_talk_that_names_what_ties_to_the_referent_resolves_the_kind_phrase():
     # 'What is the number of teams in the league?' after 'Do the Arizona Cardinals play outside the US?' is the NFL
     # (read 21, ce-c120b12b83767558): no open positive; the hard-negative twin, resolved by that turn
-    from builder.synthesize.corpus import Corpus
-
     conv = Conversation("cards", "clapnq", [
         Turn("user", "Do the Arizona Cardinals play outside the US?", rewrite="Do the Arizona Cardinals play outside the US?"),
         Turn("assistant", "Yes, they played in London in 2017."),
@@ -597,9 +603,7 @@ def test_a_talk_that_names_what_ties_to_the_referent_resolves_the_kind_phrase():
     names = {"league": ["NFL", "NBA", "MLB"]}
     plain = _records(KindReference().generate(_ctx(conv, 2, block_names=names)))
     assert [r.needs_clarification for r in plain] == [True]  # without the domain's passages: open
-    ctx = TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], block_names=names,
-                      corpus=Corpus.from_conversations([conv, pool]))
-    out = _records(KindReference().generate(ctx))
+    out = _records(KindReference().generate(_pooled_ctx(conv, 2, pool, names)))
     assert [r.needs_clarification for r in out] == [False]
     assert out[0].resolution["turn_index"] == 0 and out[0].resolution["referent"] == "NFL"
 
@@ -1130,8 +1134,6 @@ def test_a_thing_the_question_names_beside_its_kind_phrase_is_no_reading_of_it()
 def test_a_talk_that_names_a_thing_does_not_single_out_one_of_its_people():
     # 'Who is that emperor known for?' after a Great Wall talk: the domain's passages tie the wall to Qin Shi Huang,
     # but it had many emperors; a reader asks which (read 62, ce-020f645f7c636517)
-    from builder.synthesize.corpus import Corpus
-
     conv = Conversation("wall", "clapnq", [
         Turn("user", "How long is the Great Wall?", rewrite="How long is the Great Wall?"),
         Turn("assistant", "The walls of all dynasties run for thousands of kilometres; the Ming walls alone for 8,850 km."),
@@ -1143,7 +1145,5 @@ def test_a_talk_that_names_a_thing_does_not_single_out_one_of_its_people():
         Passage("w3", "Emperor Wu of Han ruled for 54 years.", "Emperor Wu of Han"),
     ])])
     names = {"emperor": ["Qin Shi Huang", "Emperor Wu of Han", "Kangxi Emperor"]}
-    ctx = TurnContext(conv, 2, conv.user_turn_indices()[1], 13, "test", [], block_names=names,
-                      corpus=Corpus.from_conversations([conv, pool]))
-    out = _records(KindReference().generate(ctx))
+    out = _records(KindReference().generate(_pooled_ctx(conv, 2, pool, names)))
     assert out and all(r.needs_clarification for r in out), [(r.query, r.resolution) for r in out]
