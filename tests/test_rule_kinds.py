@@ -393,6 +393,18 @@ def test_a_list_member_is_not_swapped_for_a_kind_phrase():
     assert any("one of a list" in r.reason for r in out if isinstance(r, Rejection))
 
 
+def test_a_verb_after_a_plural_name_is_no_kind_noun():
+    # 'Where do that play, regardless of location, this week?' read with Hamlet (the comma is no list any more).
+    conv = Conversation("nfl", "clapnq", [
+        Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."),
+        Turn("user", "Where do they play this week?",
+             rewrite="Where do the Arizona Cardinals play, regardless of location, this week?"),
+    ])
+    out = list(KindReference().generate(_ctx(conv, 2)))
+    assert not _records(out)
+    assert any("a verb, not a kind noun" in r.reason for r in out if isinstance(r, Rejection))
+
+
 def test_a_name_left_in_the_question_that_its_passages_are_about_singles_out_the_referent():
     song = Conversation("song", "clapnq", [
         Turn("user", "Hi", rewrite="Hi"), Turn("assistant", "Hello."),

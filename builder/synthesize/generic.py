@@ -38,12 +38,16 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{entity.text}' is a noun phrase, not a name", ctx.standalone)
     if tx.defines_type(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.defines_type(ctx.standalone, entity)} {entity.text}' asks what a type is", ctx.standalone)
+    if tx.one_of_list(ctx.standalone, entity):
+        # 'credit rating or credit score' -> 'credit rating or the score' (read 65, ce-bcb33d819d355ed7); "Jupiter's
+        # Moon, Europa, like": the name beside it still says which one.
+        return ctx.reject(method, f"'{entity.text}' is one of a list; a kind phrase there breaks the question", ctx.standalone)
     sort = re.search(r"(?i)\b((?:types?|kinds?|sorts?|categories|forms?)\s+of)\s+$", ctx.standalone[: entity.start])
     if sort:
         # 'How many types of Lite plans does IBM Cloud offer?' -> '... types of the plans ...' asks about plans in
         # general: one reading, not a choice of plan (read 28, ce-bc1d8344c1828f7f).
         return ctx.reject(method, f"'{sort.group(1)} {entity.text}' asks about sorts of the kind", ctx.standalone)
-    if entity.head and (odd := _not_a_kind_name(ctx.standalone, entity)):
+    if entity.head and (odd := tx.not_a_kind_name(ctx.standalone, entity)):
         return ctx.reject(method, odd, ctx.standalone)
     article = re.search(r"(?i)\b(an?)\s+$", ctx.standalone[: entity.start])
     indefinite = f"{article.group(1)} {tx.clean_name(entity.text)}" if article else ""
@@ -52,9 +56,6 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         return ctx.reject(method, f"'{indefinite}' names no one thing for a pronoun to stand for", ctx.standalone)
     if entity.head and tx.lowercase_modifier(ctx.standalone, entity):
         return ctx.reject(method, f"'{tx.words(ctx.standalone[: entity.start])[-1]}' modifies '{entity.text}'", ctx.standalone)
-    if re.match(r"\s*,\s*(?:the\s+)?[A-Z]", ctx.standalone[entity.end:]):
-        # "Jupiter's Moon, Europa, like": the name beside it still says which one (or it is one of a list).
-        return ctx.reject(method, f"'{entity.text}' stands beside another name", ctx.standalone)
     longer = tx.inside_longer_name(ctx.standalone, entity, [p.title + "\n" + p.text for p in passages])
     if longer:
         return ctx.reject(method, f"'{entity.text}' ends the name '{longer}'", ctx.standalone)
@@ -99,36 +100,6 @@ def generalize(ctx: TurnContext, method: str) -> Generalized | Rejection:
         # 'Could you explain what it is?' fits every conversation and would tie them all into one split group.
         return ctx.reject(method, f"too little left after removing '{entity.text}'", ctx.standalone)
     return Generalized(entity, query, generic, category, ctx.standalone, indefinite)
-
-
-_QUANTIFIERS = frozenset("one two three four five six seven eight nine ten some many several few both all any "
-                         "these those other".split())
-
-
-def _not_a_kind_name(standalone: str, entity: tx.Entity) -> str:
-    """Why the words taken for '<name> <kind noun>' are no such name, or ''. 'Where do the Arizona Cardinals play':
-    after 'do' and a plural name the kind noun is the verb ('Where do the play'); 'Name two spacecraft': a number
-    says how many, not which (read 33)."""
-    toks = tx.words(entity.text)
-    bare = re.sub(r"(?i)^(?:the|a|an|this|that|these|those)\s+", "", entity.text.strip()).lower()
-    if bare in (entity.head, tx.plural(entity.head).lower()):
-        # 'the Moon', 'this SDK', 'the Office of ...': the kind's own word, capitalized, names nothing beside it; its
-        # generic form is the query again ('Will there be a return result using this sdk?', read 37).
-        return f"'{entity.text}' is the word '{entity.head}' itself; no name to read with others"
-    if len(toks) < 2:
-        return ""
-    before = tx.words(standalone[: entity.start])
-    plural_name = toks[-2][:1].isupper() and re.search(r"[^su'’]s$", toks[-2])
-    if plural_name and toks[-1].islower() and not toks[-1].endswith("s") and any(
-            w.lower() in ("do", "did") for w in before[-3:]):
-        return f"'{toks[-1]}' follows 'do' and the plural name '{toks[-2]}': a verb, not a kind noun"
-    if any(w.lower() in _QUANTIFIERS for w in toks[:-1]):
-        return f"'{entity.text}' counts things of the kind; it names none"
-    if toks[-1].islower() and tx.stem(toks[-1]) == entity.head and toks[-1].lower() != entity.head:
-        # 'Have any European teams participated ...?': a plural kind noun after its modifier names a class of
-        # things, no one name to read with others ('Have any Arizona Cardinals participated', read 36).
-        return f"'{entity.text}' names a class of {toks[-1]}, no one of them"
-    return ""
 
 
 def no_resolved_twin(ctx: TurnContext, got: Generalized, method: str) -> Rejection | None:

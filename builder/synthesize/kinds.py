@@ -19,8 +19,6 @@ from builder.synthesize.base import Rejection
 from builder.synthesize.clarify import clarification
 from builder.synthesize.context import TurnContext, history_of, pair_id, resolving_turn
 
-_COORDINATION = re.compile(r"(?i)^\s*(?:,|and\b|or\b|&|vs\.?\b|versus\b)")
-_COORDINATED_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
 _DETERMINER_BEFORE = re.compile(r"(?i)\b(the|a|an|this|that|these|those|my|your|our)\s+$")
 # 'across the entire USA' -> 'across the entire country', not 'the entire the country'.
 _DETERMINER_ADJECTIVE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those|my|your|our)\s+[a-z][a-z-]*\s+$")
@@ -123,7 +121,10 @@ def _referent(ctx: TurnContext, method: str, entity: tx.Entity, texts: list[str]
     if entity.start == 0 and tx.words(name)[0].lower() in _IMPERATIVES:
         # 'Name two spacecraft that ...': a request's verb, not a name.
         return ctx.reject(method, f"'{name}' starts with the request's verb", ctx.standalone)
-    if _COORDINATION.match(ctx.standalone[entity.end :]) or _COORDINATED_BEFORE.search(ctx.standalone[: entity.start]):
+    if entity.head and (odd := tx.not_a_kind_name(ctx.standalone, entity)):
+        # 'Where do the Arizona Cardinals play, ...': 'play' is the verb; 'Where do that play' is no question.
+        return ctx.reject(method, odd, ctx.standalone)
+    if tx.one_of_list(ctx.standalone, entity):
         # 'differences between the market and X': swapping one member of a list breaks the question.
         return ctx.reject(method, f"'{name}' is one of a list; a kind phrase there breaks the question", ctx.standalone)
     last = tx.words(name)[-1].lower()

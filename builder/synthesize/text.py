@@ -443,6 +443,51 @@ def lowercase_modifier(text: str, entity: Entity) -> bool:
     return not verb_like and in_np
 
 
+# 'soccer and American football', 'an IRA or a 401K', 'between X and Y': the entity is one member of a list.
+# A clause after 'and' ('Carthage and where can I get it?') or a comma ('North Carolina, given that ...') is no list.
+_CLAUSE_OPENER = ("what|where|when|why|how|who|which|whose|is|are|was|were|do|does|did|can|could|should|would|will|"
+                  "has|have|had|if|it|they|i|you|we")
+_LIST_AFTER = re.compile(rf"^\s*(?:,?\s*(?i:and|or)\b(?!\s+(?i:{_CLAUSE_OPENER})\b)|,\s*(?:the\s+)?(?!I\b)[A-Z0-9]|&|"
+                         r"(?i:vs)\.?\b|(?i:versus)\b)")
+_LIST_BEFORE = re.compile(r"(?i)(?:,|\band|\bor|&|\bvs\.?|\bversus|\bbetween|\bamong|\bcompare)\s+(?:the\s+|a\s+|an\s+)?$")
+
+
+def one_of_list(text: str, entity: Entity) -> bool:
+    """The entity is one member of a list or comparison: swapping one member for a kind phrase or a pronoun
+    breaks the question ('the difference between soccer and the sport', 'the account or a 401K')."""
+    return bool(_LIST_AFTER.match(text[entity.end:]) or _LIST_BEFORE.search(text[: entity.start]))
+
+
+_COUNTING_WORDS = frozenset("one two three four five six seven eight nine ten some many several few both all any "
+                             "these those other".split())
+
+
+def not_a_kind_name(standalone: str, entity: Entity) -> str:
+    """Why the words taken for '<name> <kind noun>' are no such name, or ''. 'Where do the Arizona Cardinals play':
+    after 'do' and a plural name the kind noun is the verb ('Where do the play'); 'Name two spacecraft': a number
+    says how many, not which (read 33)."""
+    toks = words(entity.text)
+    bare = re.sub(r"(?i)^(?:the|a|an|this|that|these|those)\s+", "", entity.text.strip()).lower()
+    if bare in (entity.head, plural(entity.head).lower()):
+        # 'the Moon', 'this SDK', 'the Office of ...': the kind's own word, capitalized, names nothing beside it; its
+        # generic form is the query again ('Will there be a return result using this sdk?', read 37).
+        return f"'{entity.text}' is the word '{entity.head}' itself; no name to read with others"
+    if len(toks) < 2:
+        return ""
+    before = words(standalone[: entity.start])
+    plural_name = toks[-2][:1].isupper() and re.search(r"[^su'’]s$", toks[-2])
+    if plural_name and toks[-1].islower() and not toks[-1].endswith("s") and any(
+            w.lower() in ("do", "did") for w in before[-3:]):
+        return f"'{toks[-1]}' follows 'do' and the plural name '{toks[-2]}': a verb, not a kind noun"
+    if any(w.lower() in _COUNTING_WORDS for w in toks[:-1]):
+        return f"'{entity.text}' counts things of the kind; it names none"
+    if toks[-1].islower() and stem(toks[-1]) == entity.head and toks[-1].lower() != entity.head:
+        # 'Have any European teams participated ...?': a plural kind noun after its modifier names a class of
+        # things, no one name to read with others ('Have any Arizona Cardinals participated', read 36).
+        return f"'{entity.text}' names a class of {toks[-1]}, no one of them"
+    return ""
+
+
 _NOUN_STOPWORDS = frozenset("kind kinds type types thing things way ways".split())
 
 

@@ -237,6 +237,10 @@ def generalize(
         entity = tx.Entity(entity.text[:-2], entity.head, entity.start, entity.end - 2)
     if _MARKS.search(entity.text) or re.search(r"\s(?:and|or)\s|,", entity.text):
         return f"'{entity.text}' is not one name"
+    if tx.one_of_list(standalone, entity):
+        # 'an IRA or a 401K' -> 'the account or a 401K' (read 65, ce-9f53f899fad4a989); 'the moon, Europa, like':
+        # an appositive names the thing (read 30, ce-ceb70b284c852c77).
+        return f"'{entity.text}' is one of a list; a kind phrase there breaks the question"
     noun = kind_lexicon()[0].get(canonical(entity.text)) or kind_of_name(entity.text) or defined_kind(entity.text, [p.title + "\n" + p.text for p in passages])
     if not noun:
         noun = defined_kind(entity.text, [p.title + "\n" + p.text for p in more(entity.text)])
@@ -275,9 +279,6 @@ def generalize(
     after = query[query.lower().find(phrase) + len(phrase):]
     if re.match(r"\s+[A-Z]", after):
         return f"generalizing '{entity.text}' splits a name: {query!r}"
-    if re.match(r",\s+(?!I\b)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s*,", after):
-        # 'the moon, Europa, like': an appositive names the thing (read 30, ce-ceb70b284c852c77).
-        return f"an appositive after '{phrase}' names it: {query!r}"
     if re.search(r"(?i)\b(?:the|a|an|my|your|our|this|that|its|their|his|her)\s+(?:the|a|an)\b", query):
         return f"generalizing '{entity.text}' breaks the grammar: {query!r}"
     rest = tx.content_stems(query) - {noun}
@@ -672,7 +673,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "27"
+    version: ClassVar[str] = "28"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
