@@ -89,6 +89,8 @@ def test_no_query_where_the_bare_kind_phrase_breaks_the_sentence():
     assert query("How does it relate to dynamic and static secrets?", "static secrets").startswith("'static")
     assert query("What are the steps to update a classic worker node?", "worker node").startswith("'worker")
     assert query("Why do I still have to pay income tax?", "income tax").query == "Why do I still have to pay the tax?"
+    # 'How much money do I need to invest in the funds or ETFs?' was a hard negative (ETFs are funds too).
+    assert "one of a list" in query("How much money do I need to invest in mutual funds or ETFs?", "mutual funds")
 
 
 def test_a_compound_the_talk_calls_a_kind_of_another_is_no_rival_reading():

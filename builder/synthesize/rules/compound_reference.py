@@ -45,6 +45,9 @@ def make_query(standalone: str, ref: Compound) -> CompoundQuery | str:
     if not det and (word.lower() in _NO_THE_AFTER or word.lower().endswith("ing") or modifier_word(word)):
         # 'dynamic and static secrets', 'the rising sea levels', 'a classic worker node': the phrase runs on
         return f"'{ref.phrase}' is part of a longer phrase ('{word} {ref.phrase}')"
+    if tx.one_of_list(standalone, tx.Entity(ref.phrase, ref.noun, ref.start, ref.end)):
+        # 'mutual funds or ETFs' -> 'the funds or ETFs': ETFs are funds too, so the question no longer says which
+        return f"'{ref.phrase}' is one of a list; a kind phrase there breaks the question"
     start = det.start() if det else ref.start
     phrase = "the " + ref.head
     query = standalone[:start] + phrase + standalone[ref.end:]
@@ -63,7 +66,7 @@ class CompoundReference:
     noun (a positive) or only the true one (the hard-negative twin)."""
 
     name = "compound_reference"
-    version = "3"
+    version = "4"
     describe = ("MTRAG's human standalone rewrite with a common-noun compound that its conversation talks about made "
                 "a bare kind phrase ('the long-term bonds' -> 'the bonds'), asked after a prefix of its own conversation. "
                 "A prefix whose last exchange names two or more compounds of that noun (short-term and long-term "
