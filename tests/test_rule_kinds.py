@@ -1029,6 +1029,21 @@ def test_standalone_clear_rejects_a_bare_this_that_points_back():
             assert _records(out), (text, out)
 
 
+def test_standalone_clear_rejects_a_time_counted_from_something_unsaid():
+    # read 66, ce-ca2f8dd358406f32: 'Did the Soviet orbit made three years earlier map a different region?' as clear
+    from builder.synthesize.rules.standalone_clear import StandaloneClear
+
+    for text, kept in (("Did the Soviet orbit made three years earlier map a different region?", False),
+                       ("What happened to the colony ten years later?", False),
+                       ("Was the first orbit made two years earlier than Sputnik?", True)):
+        conv = Conversation("t", "clapnq", [Turn("user", text, rewrite=text)])
+        out = list(StandaloneClear().generate(TurnContext(conv, 1, 0, 13, "test", [])))
+        counted = any("nothing to count from" in o.reason for o in out if isinstance(o, Rejection))
+        assert counted == (not kept), (text, out)
+        if kept:
+            assert _records(out), (text, out)
+
+
 def test_pool_names_the_question_fits_come_first():
     # 'are they billed per conversation?' had been read with a Hive metastore, 'this state's involvement in the US
     # Civil War' with Alaska (read 47): the names the domain's passages retrieved for the question say come first,

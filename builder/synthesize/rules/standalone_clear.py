@@ -25,6 +25,8 @@ _ACRONYM_ASKED = re.compile(r"(?i:\s*what\s+(?:does|do|is)\s+(?:the\s+)?(?:acron
 
 
 _THE_OTHER = re.compile(r"(?i)\bthe\s+others?\b(?!\s+hand\b)")
+# 'the Soviet orbit made three years earlier': earlier than something said before; 'earlier than 1950' says what.
+_UNANCHORED_TIME = re.compile(r"(?i)\b(?:years?|months?|weeks?|days?|decades?|centuries|century)\s+(?:earlier|later)\b(?!\s+than\b)")
 # Where a question is set: rules, fees and help differ from one place to the next.
 _PLACE_KINDS = ("state", "country", "city", "county")
 
@@ -82,7 +84,7 @@ class StandaloneClear:
     'needs clarification' and a model could learn that shortcut instead of reading the query."""
 
     name = "standalone_clear"
-    version = "21"
+    version = "22"
     default_rate = 0.6
     describe = ("MTRAG's human standalone rewrite of a turn, asked after its own history, in a fresh chat, or (a "
                 "topic switch) after another conversation's history, and for a share of turns also with the turn's "
@@ -115,6 +117,11 @@ class StandaloneClear:
             # 'What is the difference between an Earth satellite orbit and the other orbits?': other than what was
             # said before (read 49, ce-206614a49df1c53b)
             yield ctx.reject(method, "standalone form says 'the other ...', pointing back", query)
+            return
+        if _UNANCHORED_TIME.search(query):
+            # 'Did the Soviet orbit made three years earlier map a different region?' as a clear topic switch (read
+            # 66, ce-ca2f8dd358406f32): MTRAG's first turn, which its assistant could not place either
+            yield ctx.reject(method, f"standalone form says '{_UNANCHORED_TIME.search(query).group(0)}' with nothing to count from", query)
             return
         if tx.bare_ordinal(query):
             # 'When is the next?': the next of something said before
