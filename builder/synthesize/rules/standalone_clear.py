@@ -91,7 +91,8 @@ class StandaloneClear:
                 "relevant passages: an easy negative. A full question after a topic switch is clear; a question "
                 "asking what an acronym stands for is clear only after its own talk or over its passages, and one whose "
                 "talk named a place it leaves out only after its own talk. A rewrite that still points back (a bare "
-                "'this', a closing 'that' in a one-clause question) makes no record.")
+                "'this', a closing 'that' in a one-clause question, 'three years earlier' with nothing to count from) makes no "
+                "record.")
 
     def __init__(self, post_share: float = 0.5, switch_share: float = 0.3) -> None:
         for key, value in (("post_share", post_share), ("switch_share", switch_share)):
