@@ -728,3 +728,32 @@ def test_the_thing_the_user_asked_about_stays_the_topic_past_a_pronoun_follow_up
     own = [o for o in out if isinstance(o, Record) and len(o.history) == 4]
     assert own and not any(r.needs_clarification for r in own), [(r.query, r.interpretations) for r in own]
     assert own[0].resolution["source"] == "history" and "Yale" in own[0].resolution["referent"]
+
+
+def test_a_new_keyword_turn_moves_the_topic_off_the_thing_the_user_asked_about():
+    # 'What are the solutions offered by the platform?' after 'What is Red Hat OpenShift?' and then 'Virtualization'
+    # (answered with IBM Cloud Virtualization) was resolved as OpenShift (read 67, ce-ebfaa78e837dda42).
+    chat = _conv("asks-yale-then-harvard", "ivy", [
+        Turn("user", "What is Yale University?", rewrite="What is Yale University?"),
+        Turn("assistant", "Yale University is a private research university in New Haven."),
+        Turn("user", "Cambridge", rewrite="Which university is in Cambridge?"),
+        Turn("assistant", "Harvard University is a private research university in Cambridge."),
+        Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
+    ])
+    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
+    corpus = Corpus.from_conversations([chat, pool])
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 3, corpus)))
+    own = [o for o in out if isinstance(o, Record) and len(o.history) == 4]
+    assert own and all(r.needs_clarification for r in own), [(r.query, r.resolution) for r in own]
+
+
+def test_a_name_longer_than_the_pattern_reaches_is_not_cut_into_another():
+    # 'York State Attorney General’s Office' was a hard negative's referent (read 67, ce-f678f0c48fccf951).
+    from builder.synthesize.rules.retrieved_passages import Kind, _named_in_text
+
+    office = Kind("office", "offices")
+    text = ("She was head of the Brooklyn Regional Office of the New York State Attorney General’s Office. "
+            "Call the Alameda County Public Works Office.")
+    names = _named_in_text(text, office)
+    assert "Brooklyn Regional Office" in names and "Alameda County Public Works Office" in names
+    assert not any(n.startswith("York") for n in names), names

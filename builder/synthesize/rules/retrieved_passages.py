@@ -357,6 +357,11 @@ def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     )
     out = []
     for m in pattern.finditer(sentence):
+        if re.search(r"(?<![\w'’])[A-Z][\w'’&\-]*\s+$", sentence[: m.start()]) and \
+                re.search(r"(\S+)\s+$", sentence[: m.start()]).group(1).lower() not in _stops():
+            # 'the Brooklyn Regional Office of the New York State Attorney General’s Office': a name that goes on to
+            # the left past the pattern's reach is cut ('York State ...'), no name (read 67, ce-f678f0c48fccf951).
+            continue
         words_ = m.group(1).split()
         dropped = 0
         while words_ and (words_[0].lower() in _stops() or words_[0].lower() in tx.lexicon()["wh_words"]):
@@ -619,11 +624,14 @@ def _shorter_prefixes(prefix: list[dict[str, str]], n: int) -> list[int]:
 
 def _asked_about(history: list[dict[str, str]], names: list[str], noun: str) -> str | None:
     """The one of `names` the user's own turns ask about, when no user turn names another: the others came only
-    from the assistant's replies. The last user turn need not repeat it: 'What benefits does it offer?' after 'What
-    is Red Hat OpenShift?' still asks about OpenShift (read 62, ce-60a413d1d3d0bd00)."""
+    from the assistant's replies. The last user turn names it or leans back on it: 'What benefits does it offer?'
+    after 'What is Red Hat OpenShift?' still asks about OpenShift (read 62, ce-60a413d1d3d0bd00); a new keyword turn
+    ('Virtualization', answered with IBM Cloud Virtualization) has moved on (read 67, ce-ebfaa78e837dda42)."""
     users = [h["content"] for h in history if h["role"] == "user"]
     said = [n for n in names if any(_names(u, n, noun) for u in users)]
-    return said[0] if users and len(said) == 1 else None
+    if not users or len(said) != 1:
+        return None
+    return said[0] if _names(users[-1], said[0], noun) or tx.has_anaphor(users[-1]) else None
 
 
 def _echoed(said: str, options: list[Option], noun: str) -> tuple[str, str] | None:
@@ -673,7 +681,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "28"
+    version: ClassVar[str] = "29"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
