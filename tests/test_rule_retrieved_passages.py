@@ -4,6 +4,7 @@ import re
 
 from builder.conversation import Conversation, Passage, Turn
 from builder.record import Record
+from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
 from builder.synthesize.context import TurnContext
 from builder.synthesize.corpus import Corpus
@@ -757,3 +758,17 @@ def test_a_name_longer_than_the_pattern_reaches_is_not_cut_into_another():
     names = _named_in_text(text, office)
     assert "Brooklyn Regional Office" in names and "Alameda County Public Works Office" in names
     assert not any(n.startswith("York") for n in names), names
+
+
+def test_four_or_more_options_are_all_named_in_a_list_never_three_in_a_hedge():
+    # 'Do you mean Germany, the United Kingdom or Spain?' over five countries (read 66, ce-992e774ec1d677d4)
+    import random
+
+    from builder.synthesize.rules.retrieved_passages import Kind, Option, clarification
+
+    five = [Option(n, "", f"p{i}") for i, n in enumerate(["Germany", "France", "Spain", "the United States", "Italy"])]
+    for seed in range(30):
+        question, pattern = clarification(five, Kind("country", "countries"), random.Random(seed))
+        assert pattern == "list" and all(tx.in_running_text(o.name) in question for o in five), question
+    patterns = {clarification(five[:3], Kind("country", "countries"), random.Random(s))[1] for s in range(30)}
+    assert patterns == {"hedge"}

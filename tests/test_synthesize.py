@@ -1127,11 +1127,17 @@ def test_a_hedge_naming_three_of_more_candidates_leaves_the_others_open():
     from builder.synthesize.clarify import clarification
 
     six = ["Germany", "France", "Spain", "Italy", "Portugal", "Greece"]
-    hedges = [q for seed in range(60) for q, p in [clarification("referent", random.Random(seed), options=six)]
+    nine = six + ["Austria", "Belgium", "Ireland"]
+    hedges = [q for seed in range(60) for q, p in [clarification("referent", random.Random(seed), options=nine)]
               if p == "hedge"]
     assert hedges and all("something else" in q for q in hedges)
     three = {clarification("referent", random.Random(seed), options=six[:3])[0] for seed in range(60)}
     assert "Do you mean Germany, France or Spain?" in three  # three candidates: the hedge may name them all
+    # Four to eight: a list names them all; a hedge naming three would leave Greece out (reads 66, 67).
+    for kind in ("referent", "kind"):
+        asked = [clarification(kind, random.Random(seed), options=six, head="country", heads="countries", anaphor="it")
+                 for seed in range(30)]
+        assert {p for _, p in asked} == {"list"} and all(all(c in q for c in six) for q, _ in asked), asked[:2]
 
 
 def test_an_alias_or_a_thing_of_another_kind_is_no_rival_passage():

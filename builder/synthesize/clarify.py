@@ -10,8 +10,8 @@ import yaml
 
 from builder.synthesize import text as tx
 
-# How often each pattern is picked when it is possible; a list needs 4-8 options, a hedge 2-3; with two or more
-# options known the question names them (hedge or list), with fewer it asks openly.
+# How often each pattern is picked when it is possible; a list needs 4-8 options, a hedge 2-3 (more only where no list
+# fits); with two or more options known the question names them (hedge or list), with fewer it asks openly.
 PATTERN_WEIGHTS = {"hedge": 0.45, "list": 0.15, "open": 0.40}
 
 
@@ -44,12 +44,15 @@ def named_in(options: list[str], shown: str) -> list[str]:
 def clarification(kind: str, rng: random.Random, options: list[str] | None = None, **slots: str) -> tuple[str, str]:
     """Pick a pattern available for `kind` and fill one of its templates. Returns (question, pattern)."""
     options = list(options or [])
+    listed = kind in templates().get("list", {}) and 4 <= len(options) <= 8
     possible = []
     for pattern in ("hedge", "list", "open"):
         if kind not in templates().get(pattern, {}):
             continue
         if pattern == "hedge" and len(options) < 2 and "topic" not in slots:
             continue
+        if pattern == "hedge" and len(options) > 3 and listed:
+            continue  # four to eight known: the list names them all, where a hedge would leave some out (reads 66, 67)
         if pattern == "list" and not 4 <= len(options) <= 8:
             continue
         if pattern == "open" and len(options) >= 2 and possible:

@@ -66,7 +66,7 @@ class CompoundReference:
     noun (a positive) or only the true one (the hard-negative twin)."""
 
     name = "compound_reference"
-    version = "4"
+    version = "5"
     describe = ("MTRAG's human standalone rewrite with a common-noun compound that its conversation talks about made "
                 "a bare kind phrase ('the long-term bonds' -> 'the bonds'), asked after a prefix of its own conversation. "
                 "A prefix whose last exchange names two or more compounds of that noun (short-term and long-term "

@@ -568,8 +568,9 @@ def _query_says(got: Generic, name: str) -> bool:
 
 def clarification(options: list[Option], kind: Kind, rng: random.Random) -> tuple[str, str]:
     """A hedge (2-3 options) or a list (4-8) naming the passages' candidates; an open question when fewer than two
-    are known."""
-    possible = (["hedge"] if len(options) >= 2 else ["open"]) + (["list"] if 4 <= len(options) <= 8 else [])
+    are known. A hedge never names three of four or more: 'Do you mean Germany, the United Kingdom or Spain?' over
+    five countries says there are no others (read 66, ce-992e774ec1d677d4)."""
+    possible = ["open"] if len(options) < 2 else ["hedge"] if len(options) <= 3 else ["list"]
     pattern = rng.choices(possible, weights=[_PATTERN_WEIGHTS[p] for p in possible], k=1)[0]
     template = rng.choice(templates()[pattern])
     if pattern == "list":
@@ -681,7 +682,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "29"
+    version: ClassVar[str] = "30"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
