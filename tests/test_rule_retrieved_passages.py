@@ -712,6 +712,14 @@ def test_a_question_that_names_a_place_is_read_only_with_the_kinds_said_with_it(
 
 
 
+def _after_own_four_turns(chat):
+    """The records of `chat`'s third user turn asked after its own four-turn history, over a pool that also holds
+    Yale and Harvard passages."""
+    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
+    out = RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 3, Corpus.from_conversations([chat, pool])))
+    return [o for o in out if isinstance(o, Record) and len(o.history) == 4]
+
+
 def test_the_thing_the_user_asked_about_stays_the_topic_past_a_pronoun_follow_up():
     # 'Can you tell me about the virtualization aspect of the platform?' after 'What is Red Hat OpenShift?' and 'What
     # benefits does it offer?', whose replies also named Kubernetes: the user's last turn need not name OpenShift
@@ -723,10 +731,7 @@ def test_the_thing_the_user_asked_about_stays_the_topic_past_a_pronoun_follow_up
         Turn("assistant", "Tuition is high, as at Harvard University, but aid is generous."),
         Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
     ])
-    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
-    corpus = Corpus.from_conversations([chat, pool])
-    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 3, corpus)))
-    own = [o for o in out if isinstance(o, Record) and len(o.history) == 4]
+    own = _after_own_four_turns(chat)
     assert own and not any(r.needs_clarification for r in own), [(r.query, r.interpretations) for r in own]
     assert own[0].resolution["source"] == "history" and "Yale" in own[0].resolution["referent"]
 
@@ -741,10 +746,7 @@ def test_a_new_keyword_turn_moves_the_topic_off_the_thing_the_user_asked_about()
         Turn("assistant", "Harvard University is a private research university in Cambridge."),
         Turn("user", "When was the university founded?", [YALE_OWN], rewrite="When was Yale University founded?"),
     ])
-    pool = _conv("two", "ivy", [Turn("user", "Which universities are old?", [YALE, HARVARD])])
-    corpus = Corpus.from_conversations([chat, pool])
-    out = list(RetrievedPassages(**ALL_HISTORIES).generate(_ctx(chat, 3, corpus)))
-    own = [o for o in out if isinstance(o, Record) and len(o.history) == 4]
+    own = _after_own_four_turns(chat)
     assert own and all(r.needs_clarification for r in own), [(r.query, r.resolution) for r in own]
 
 
