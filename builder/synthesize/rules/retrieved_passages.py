@@ -357,8 +357,8 @@ def _named_in_text(sentence: str, kind: Kind) -> list[str]:
     )
     out = []
     for m in pattern.finditer(sentence):
-        if re.search(r"(?<![\w'’])[A-Z][\w'’&\-]*\s+$", sentence[: m.start()]) and \
-                re.search(r"(\S+)\s+$", sentence[: m.start()]).group(1).lower() not in _stops():
+        cut = re.search(r"(?<![\w'’])([A-Z][\w'’&\-]*)\s+$", sentence[: m.start()])
+        if cut and cut.group(1).lower() not in _stops():
             # 'the Brooklyn Regional Office of the New York State Attorney General’s Office': a name that goes on to
             # the left past the pattern's reach is cut ('York State ...'), no name (read 67, ce-f678f0c48fccf951).
             continue
