@@ -267,3 +267,31 @@ def test_a_place_in_another_thing_of_the_kind_leaves_the_one_name_unsettled():
     also = england + [{"role": "user", "content": "Where are they staged now?"},
                       {"role": "assistant", "content": "Often in New York, on Broadway."}]
     assert classify(also, ref, [])[0] == "unclear"
+
+
+# The user keeps to the Roman Empire, by pronouns their rewrites resolve; an answer compares it with another.
+KEPT_TO = Conversation("kept", "clapnq", [
+    Turn("user", "Tell me about the Roman Empire.", rewrite="Tell me about the Roman Empire."),
+    Turn("assistant", "The Roman Empire grew from the city of Rome."),
+    Turn("user", "How big was it?", rewrite="How big was the Roman Empire?"),
+    Turn("assistant", "At its height the Roman Empire was smaller than the Ottoman Empire. The Ottoman Empire also "
+                      "lasted longer."),
+    Turn("user", "Did it have colonies?", rewrite="Did the Roman Empire have colonies?"),
+    Turn("assistant", "It had provinces rather than colonies."),
+    Turn("user", "When was it founded?",
+         [Passage("p3", "The Roman Empire is an empire founded in 27 BC.", "Roman Empire", True)],
+         rewrite="When was the Roman Empire founded?"),
+])
+
+
+def test_the_thing_the_users_rewrites_keep_to_is_no_open_pronoun_after_an_answer_naming_another():
+    # 'Where does it originate from?' after 'What is it called outside of the USA?' and 'Can women play it?', both
+    # rewritten with soccer, whose answers list other sports called football (read 63, ce-76b8e09ec237e017)
+    ctx = _ctx(KEPT_TO, 4, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
+    out = _records(FollowupTwins(rival_prefixes=3).generate(ctx))
+    assert not [r for r in out if r.needs_clarification and r.provenance["history_source"]["conversation_id"] == "kept"
+                and r.provenance["history_source"]["turns"] == 4], [(r.query, r.provenance) for r in out]
+    from builder.synthesize.rules.pronoun_reference import PronounReference
+
+    out = _records(PronounReference(prefixes=3).generate(ctx))
+    assert not [r for r in out if r.needs_clarification and len(r.history) == 4]

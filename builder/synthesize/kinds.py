@@ -682,17 +682,18 @@ def user_named_instead(history: list[dict[str, str]], name: str) -> str | None:
     return next((n for n in named if not tx.same_thing(n, name) and not tx.mentions(name, n)), None)
 
 
-def pronoun_rivals(history: list[dict[str, str]], kind: str) -> list[str]:
+def pronoun_rivals(history: list[dict[str, str]], kind: str, asked: list[str] | None = None) -> list[str]:
     """What a pronoun right after `history` could mean: two or more things of its kind in the last exchange, none
     singled out by its user turn; when the last exchange names none of the kind, two or more in the turns before
     it ('Is it still used?' after two protocols were compared, then a question on port numbers):
     nothing recent singles one out. [] when the last exchange names one, fewer than two are named, or the talk's
-    topic is one of them (`topic_singles_out`)."""
+    topic is one of them (`topic_singles_out`; `asked`: the user turns as their rewrites read them, so 'Can women
+    play it?' asks about soccer)."""
     last = last_exchange(history)
     found = rivals(last, kind)
     if not found and not tx.named_of_kind("\n".join(h["content"] for h in last), kind):
         found = rivals(history[: len(history) - len(last)], kind, user="")
-    return [] if topic_singles_out(history, found) else found
+    return [] if topic_singles_out(history, found, asked) else found
 
 
 def tied_by_query_names(query: str, history: list[dict[str, str]], names: list[str]) -> str | None:

@@ -94,7 +94,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "26"
+    version = "27"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
@@ -269,7 +269,9 @@ class FollowupTwins:
         for cut, history in kd.own_prefixes(ctx)[0 if full else 1:]:
             if found >= self.rival_prefixes:
                 break
-            rivals = [r for r in kd.pronoun_rivals(history, kind) if not tx.says(ctx.query, r)]
+            # 'Where does it originate from?' after 'What is it called outside of the USA?' and 'Can women play it?',
+            # both rewritten with soccer: the user's topic, whatever the answers list (read 63, ce-76b8e09ec237e017)
+            rivals = [r for r in kd.pronoun_rivals(history, kind, kd.asked_before(ctx, cut)) if not tx.says(ctx.query, r)]
             readings = [r for r in (tx.substitute(ctx.rewrite, referent, n) for n in rivals[:6]) if r]
             if len(rivals) < 2 or len(readings) != len(rivals[:6]) or kd.tied_by_query_names(ctx.query, history, rivals):
                 continue

@@ -23,7 +23,7 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "22"
+    version = "23"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
@@ -61,7 +61,8 @@ class PronounReference:
         for cut, history in (kd.later_prefixes(ctx) if self.later else []) + kd.own_prefixes(ctx):
             names = tx.names_in(kd.last_user(history))
             # 'cyclones on it' in 'Did Juno and Galileo find cyclones on it?' is neither Juno nor Galileo.
-            rivals = [r for r in (kd.pronoun_rivals(history, ref.kind) if ref.kind else []) if not tx.says(kq.query, r)]
+            asked = kd.asked_before(ctx, cut)  # the user turns as their rewrites read them ('Can women play soccer?')
+            rivals = [r for r in (kd.pronoun_rivals(history, ref.kind, asked) if ref.kind else []) if not tx.says(kq.query, r)]
             tied = kd.tied_by_query_names(kq.query, history, rivals)
             if tied and len(rivals) >= 2:
                 yield ctx.reject(method, f"the question's own names go with '{tied}' in the history", kq.query)
