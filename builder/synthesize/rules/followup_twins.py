@@ -103,7 +103,8 @@ class FollowupTwins:
                 "a share of turns, the same words after another conversation's history (or none; none only, for a bare pronoun, which an unrelated history's topic would settle) are a topic-switch "
                 "positive whose readings are the rewrite with names of the referent's kind from the block (its clarification asks openly: it names only candidates its history shows). With "
                 "`rival_prefixes`, the same words also follow an earlier prefix of their own conversation whose last "
-                "exchange names two or more things of the referent's kind (or none, and the turns before it two or more): a same-topic positive read with them. "
+                "exchange names two or more things of the referent's kind (or none, and the turns before it two or more; none of them what the "
+                "user keeps asking about, the user turns read as their rewrites): a same-topic positive read with them. "
                 "With `retrieved_share`, that share of the records in their own chat or a fresh one is also asked post-retrieval, with the passages "
                 "BM25 finds for the follow-up's own words in the domain's pool (never the turn's own); the label stands.")
 
