@@ -295,3 +295,13 @@ def test_the_thing_the_users_rewrites_keep_to_is_no_open_pronoun_after_an_answer
 
     out = _records(PronounReference(prefixes=3).generate(ctx))
     assert not [r for r in out if r.needs_clarification and len(r.history) == 4]
+
+
+def test_a_human_follow_up_on_the_thing_the_users_rewrites_keep_to_stays_a_hard_negative():
+    # 'Why it fall?' in a Byzantine Empire talk whose answers also name Rome: the user's rewrites keep to one empire,
+    # so its own history resolves it, as it does for the same-topic positives above.
+    ctx = _ctx(KEPT_TO, 4, block_names={"empire": ["Roman Empire", "Ottoman Empire"]})
+    outputs = list(FollowupTwins().generate(ctx))
+    negatives = [r for r in _records(outputs) if not r.needs_clarification]
+    assert len(negatives) == 1 and negatives[0].history == ctx.history, [str(o)[:200] for o in outputs]
+    assert not any("leaves 'it' open" in o.reason for o in outputs if not isinstance(o, Record))

@@ -94,7 +94,7 @@ class FollowupTwins:
     words stitched after an unrelated (or empty) history need clarification."""
 
     name = "followup_twins"
-    version = "27"
+    version = "28"
     describe = ("A human MTRAG follow-up whose standalone rewrite names what its pronoun or ellipsis leaves out: "
                 "kept in its own conversation it is a hard negative resolved by the turn that names the referent (when "
                 "the rewrite adds only a verb, no thing, the follow-up is a clear negative there, unless it keeps a pronoun or a bare 'the next'; a phrase "
@@ -166,8 +166,10 @@ class FollowupTwins:
         rng = ctx.rng(method)
         kind = tx.kind_of(referent, [p.title + "\n" + p.text for p in ctx.passages])
         pronoun = tx.bare_pronoun(ctx.query)
-        # A thing the question names itself ('if Germany stops bailing them out') is no candidate for its pronoun.
-        rivals = [r for r in kd.pronoun_rivals(history, kind) if not tx.says(ctx.query, r)] if kind and pronoun else []
+        # A thing the question names itself ('if Germany stops bailing them out') is no candidate for its pronoun; the
+        # user turns read as their rewrites, as for the same-topic positives ('Why it fall?' in a Byzantine Empire talk).
+        asked = kd.asked_before(ctx, ctx.index)
+        rivals = [r for r in kd.pronoun_rivals(history, kind, asked) if not tx.says(ctx.query, r)] if kind and pronoun else []
         if len(rivals) >= 2:
             # Recency is not resolution: the rule that makes an earlier prefix a same-topic positive leaves this
             # pronoun open after its own history too ('Why it fall?' with the Roman and the Byzantine Empire both
