@@ -67,6 +67,11 @@ def label_of(record: Record | dict[str, Any]) -> str:
     return "needs_clarification" if needs else "clear"
 
 
+def method_of(record: dict[str, Any]) -> str:
+    """The generator that made the record (its provenance method)."""
+    return record["provenance"]["method"]
+
+
 def record_id(record: Record) -> str:
     """Stable id from content and provenance; labels and targets are left out so a relabel keeps the id."""
     prov = record.provenance

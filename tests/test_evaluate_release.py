@@ -144,6 +144,20 @@ def test_predictions_file_with_missing_ids_and_garbage_is_reported(release, tmp_
     assert details[1]["error"] and details[1]["predicted"] is None
 
 
+def test_results_break_down_by_generator(release, tmp_path):
+    from builder.evaluate.report import render
+
+    records, data = load_release_split(release, "test")
+    for r in records[:2]:  # a second generator: the two first positives
+        r["provenance"] = {**r["provenance"], "method": "kind_reference"}
+    preds = write_predictions(tmp_path / "preds.jsonl", [
+        {"id": r["id"], "output": "CLEAR"} for r in records])  # right on the negatives only
+    result, _ = evaluate(records, FilePredictor(preds), data=data, samples=50, embed=False)
+    assert {k: (m["n"], m["accuracy"]) for k, m in result["by_method"].items()} == \
+        {"hand": (4, 0.75), "kind_reference": (2, 0.0)}
+    assert "### By generator (provenance method)" in render([result])
+
+
 def test_predictions_file_bad_line_is_an_input_error(tmp_path):
     from builder.errors import InputError
 

@@ -13,7 +13,7 @@ import pytest
 from builder.errors import InputError
 from builder.evaluate.predictors import load_predictor, parse_model_output
 from builder.release import load_release
-from builder.train.baseline import BaselinePredictor, template_question, train_baseline
+from builder.train.baseline import BaselinePredictor, summary_rows, template_question, train_baseline
 from builder.train.features import HAND_FEATURES, hand_features
 
 from train_helpers import make_records, write_hand_release
@@ -48,6 +48,9 @@ def test_train_save_load_predict_on_hand_records(hand_release, tmp_path):
     assert saved["kind"] == "clariedge-baseline" and saved["embedder"]["name"] == "tfidf-svd"
     assert saved["release"]["version"] == "0.0.1" and saved["classifier"] in saved["selection"]["scores"]
     assert saved["metrics"]["test"]["by_category"]["hard_negative"]["n"] == 4
+    assert {k: m["n"] for k, m in saved["metrics"]["test"]["by_method"].items()} == {"hand": len(load_release(hand_release)["test"])}
+    hand = saved["metrics"]["test"]["by_method"]["hand"]
+    assert ("  test · generator hand", str(hand["n"]), f"{hand['accuracy']:.4f}") in summary_rows(saved)
     # Unseen entities; the features that matter are relational, so the split is easy but not free.
     assert meta["metrics"]["test"]["accuracy"] >= 0.8
 

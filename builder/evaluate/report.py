@@ -98,6 +98,8 @@ def render(runs: Sequence[dict[str, Any]]) -> str:
     out += [breakdown_table("By setting", first["by_setting"]), "",
             breakdown_table("By category (hard negatives separate)", first["by_category"]), "",
             breakdown_table("By domain", first["by_domain"]), ""]
+    if len(first.get("by_method") or {}) > 1:
+        out += [breakdown_table("By generator (provenance method)", first["by_method"]), ""]
     q = first.get("quality") or {}
     out += ["### Clarification quality", "",
             f"Scored {q.get('scored', 0)} true positives of {q.get('gold_positive', 0)} gold positives.", ""]

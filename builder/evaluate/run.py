@@ -8,7 +8,7 @@ from typing import Any
 from builder.errors import InputError
 from builder.evaluate import metrics, quality
 from builder.predict import Prediction, Predictor
-from builder.record import SPLITS
+from builder.record import SPLITS, method_of
 
 MAX_ERROR_EXAMPLES = 20
 
@@ -75,6 +75,8 @@ def score(
     result: dict[str, Any] = metrics.classification(gold, pred, samples=samples, seed=seed)
     for name, key in (("setting", "setting"), ("category", "category"), ("domain", "domain")):
         result[f"by_{name}"] = metrics.breakdown(records, pred, lambda r, k=key: r[k], samples=samples, seed=seed)
+    # Which generator's records a model gets wrong.
+    result["by_method"] = metrics.breakdown(records, pred, method_of, samples=samples, seed=seed)
     result["by_setting_category"] = metrics.breakdown(
         records, pred, lambda r: f"{r['setting']}/{r['category']}", samples=samples, seed=seed
     )

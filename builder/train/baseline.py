@@ -12,13 +12,13 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from builder.errors import InputError
 from builder.predict import Prediction
-from builder.record import conversations_of, topic_switch
+from builder.record import conversations_of, method_of, topic_switch
 from builder.io import dumps, read_json, write_json
 from builder.train.embed import MiniLMEmbedder, TfidfEmbedder, make_embedder
 from builder.train.features import DEMONSTRATIVES, PRONOUNS, feature_matrix, record_texts, words
@@ -102,11 +102,11 @@ def routing():
     return sklearn.config_context(enable_metadata_routing=True)
 
 
-def _accuracy_by(records: list[dict], pred: np.ndarray, key: str) -> dict[str, dict[str, float]]:
+def _accuracy_by(records: list[dict], pred: np.ndarray, key: Callable[[dict], str]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     y = _labels(records)
-    for value in sorted({r[key] for r in records}):
-        idx = [i for i, r in enumerate(records) if r[key] == value]
+    for value in sorted({key(r) for r in records}):
+        idx = [i for i, r in enumerate(records) if key(r) == value]
         out[value] = {"n": len(idx), "accuracy": float((pred[idx] == y[idx]).mean())}
     return out
 
@@ -118,8 +118,10 @@ def _scores(records: list[dict], pred: np.ndarray) -> dict[str, Any]:
     return {
         "n": int(len(y)),
         "accuracy": float((pred == y).mean()),
-        "by_category": _accuracy_by(records, pred, "category"),
-        "by_setting": _accuracy_by(records, pred, "setting"),
+        "by_category": _accuracy_by(records, pred, lambda r: r["category"]),
+        "by_setting": _accuracy_by(records, pred, lambda r: r["setting"]),
+        # A generator whose records the model gets wrong teaches it nothing it can use (or the wrong thing).
+        "by_method": _accuracy_by(records, pred, method_of),
     }
 
 
@@ -426,16 +428,17 @@ class BaselinePredictor:
 
 
 def summary_rows(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(split/slice, n, accuracy) rows for the CLI table; hard negatives get their own row."""
+    """(split/slice, n, accuracy) rows for the CLI table; hard negatives get their own row, generators a
+    'generator' one each."""
     rows = []
     for split in ("validation", "test"):
         m = meta["metrics"].get(split, {})
         if not m.get("n"):
             continue
         rows.append((split, str(m["n"]), f"{m['accuracy']:.4f}"))
-        for key in ("by_setting", "by_category"):
+        for key, prefix in (("by_setting", ""), ("by_category", ""), ("by_method", "generator ")):
             for value, s in m[key].items():
-                rows.append((f"  {split} · {value}", str(s["n"]), f"{s['accuracy']:.4f}"))
+                rows.append((f"  {split} · {prefix}{value}", str(s["n"]), f"{s['accuracy']:.4f}"))
     return rows
 
 
