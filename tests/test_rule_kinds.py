@@ -1174,3 +1174,18 @@ def test_a_talk_that_names_a_thing_does_not_single_out_one_of_its_people():
     names = {"emperor": ["Qin Shi Huang", "Emperor Wu of Han", "Kangxi Emperor"]}
     out = _records(KindReference().generate(_pooled_ctx(conv, 2, pool, names)))
     assert out and all(r.needs_clarification for r in out), [(r.query, r.resolution) for r in out]
+
+
+def test_a_thing_under_its_old_and_new_names_is_one_candidate():
+    # 'Who is the coach of the team?' after an answer saying the Chicago Cardinals became the Arizona Cardinals:
+    # one franchise, no choice between two teams.
+    from builder.synthesize import kinds as kd
+
+    said = ("The Chicago Cardinals became the St. Louis Cardinals in 1960 and eventually moved and became the Arizona "
+            "Cardinals. The Chicago Cardinals ( now the Arizona Cardinals ) were a founding member of the NFL.")
+    exchange = [{"role": "user", "content": "Are the Arizona Cardinals and the Chicago Cardinals the same team?"},
+                {"role": "assistant", "content": said}]
+    assert kd.renamed_merged(["Arizona Cardinals", "Chicago Cardinals"], said) == ["Arizona Cardinals"]
+    assert kd.rivals(exchange, "team") == []
+    # Becoming something else is no renaming: 'became Microsoft's rival' keeps both.
+    assert kd.renamed_merged(["Apple", "Microsoft"], "Apple became Microsoft's rival.") == ["Apple", "Microsoft"]

@@ -580,6 +580,24 @@ def test_a_nationality_before_a_common_noun_is_no_name():
     assert tx.is_name("401K account", "account") and tx.is_name("American football", "sport")  # a lexicon name
 
 
+def test_an_adjective_that_opens_a_name_keeps_the_name():
+    # 'new' is kept out of keyword fragments with the verbs, but 'New York' is a state: a talk naming it and
+    # California names two states, not one.
+    from builder.synthesize.rules.retrieved_passages import _good_name
+
+    assert tx.is_name("New York", "state") and tx.is_name("New England Patriots", "team") and _good_name("New York")
+    assert tx.names_in("The rules differ between New York and California.") == ["New York", "California"]
+    assert not tx.is_name("new Roth IRA", "account") and not _good_name("Get Started")  # no name; a heading's verb
+
+
+def test_one_thing_named_short_and_long_is_one_reading():
+    # A talk about one boating certificate calls it three ways; 'the certificate' after it is no choice among them.
+    assert tx.same_thing("NY safety certificate", "New York State Boating Safety Certificate")
+    assert tx.same_thing("New York Safe Boating Certificate", "New York State Boating Safety Certificate")
+    assert not tx.same_thing("Causeway VA Clinic", "Maplewood VA Clinic") and not tx.same_thing("Roman Empire", "Holy Roman Empire")
+    assert not tx.same_thing("IBM Cloud service", "IBM Cloud Secrets Manager service")  # the maker's name names no product
+
+
 def test_a_lone_adjective_of_a_name_is_no_name_of_the_kind():
     # 'film adaptations of Shakespearean play' was a reading of 'the play' (read 28, ce-65b3ecbb7a61c048)
     from builder.conversation import Conversation, Passage, Turn

@@ -811,6 +811,12 @@ def clean_name(name: str) -> str:
     return re.sub(r"(?i)^(?:the|a|an)\s+", "", name).strip()
 
 
+def opens_name(toks: list[str]) -> bool:
+    """'New York', 'Old Faithful': an adjective that the verbs list keeps out of fragments, opening a capitalised
+    name."""
+    return len(toks) > 1 and toks[0][:1].isupper() and toks[1][:1].isupper() and toks[0].lower() in lexicon()["name_openers"]
+
+
 def is_name(name: str, kind: str | None) -> bool:
     """A named thing, not the bare kind or a clause: 'Roman Empire' yes; 'Empire', 'Keys table' no."""
     toks = words(name)
@@ -819,7 +825,8 @@ def is_name(name: str, kind: str | None) -> bool:
     if re.search(r"[‚Äú”“]|â€|Ã", name):
         return False  # mis-decoded quotes from the source text are no part of a name
     first = toks[0].lower()
-    if first in stopwords() or first in lexicon()["wh_words"] or first in lexicon()["verbs"] or all(t.isdigit() for t in toks):
+    if first in stopwords() or first in lexicon()["wh_words"] or (first in lexicon()["verbs"] and not opens_name(toks)) \
+            or all(t.isdigit() for t in toks):
         return False
     last = toks[-1].lower()
     if kind and last != kind and singular(last) == kind and plural(kind).lower() != kind:
@@ -914,6 +921,8 @@ def same_thing(a: str, b: str) -> bool:
         return True
     if clean_name(a).lower() == clean_name(b).lower() or _misspelt(a, b):
         return True  # "NASA’s Europa Clipper mission" / 'Europa Clipper mission'; one name typed two ways
+    if _one_name_in_the_other(a, b):
+        return True
     if not (sa < sb or sb < sa):
         return _kind_word_short_form(a, b) or _kind_word_short_form(b, a)
     short, long_, extra = (a, b, sb - sa) if sa < sb else (b, a, sa - sb)
@@ -923,6 +932,35 @@ def same_thing(a: str, b: str) -> bool:
     # 'West Nile' / 'West Nile virus': a disease is called by its virus's noun too (lexicon `called_alike`).
     alike = {stem(k) for group in lexicon().get("called_alike", []) if kind in group for k in group}
     return not extra or (extra <= {kind} | alike if kind else all(singular(x) for x in extra))
+
+
+def _spelled_out(name: str, other: str) -> str:
+    """`name` with each acronym that spells a run of `other`'s capitalised words replaced by that run ('NY safety
+    certificate' against 'New York State ...' -> 'New York safety certificate')."""
+    wo = words(other)
+    out = []
+    for tok in words(name):
+        n = len(tok)
+        runs = [wo[j:j + n] for j in range(len(wo) - n + 1)] if tok.isupper() and tok.isalpha() and 2 <= n <= 6 else []
+        run = next((r for r in runs if all(w[:1].isupper() for w in r) and "".join(w[0] for w in r) == tok), None)
+        out.extend(run or [tok])
+    return " ".join(out)
+
+
+def _one_name_in_the_other(a: str, b: str) -> bool:
+    """Two names of one thing of a kind: both end in the kind noun and the shorter's other words (two or more, its
+    initials spelled out, a word said short) are all in the longer: 'NY safety certificate' / 'New York Safe
+    Boating Certificate' / 'New York State Boating Safety Certificate'. One word apart is no name of the same thing
+    ('Roman Empire' / 'Holy Roman Empire', 'Causeway VA Clinic' / 'Maplewood VA Clinic')."""
+    a, b = without_brand(a), without_brand(b)  # 'IBM Cloud service' is no name of 'IBM Cloud Secrets Manager service'
+    ta, tb = words(clean_name(_spelled_out(a, b))), words(clean_name(_spelled_out(b, a)))
+    if len(ta) < 3 or len(tb) < 3 or singular(ta[-1].lower()) != singular(tb[-1].lower()):
+        return False
+    kind = stem(ta[-1])
+    sa, sb = content_stems(" ".join(ta)) - {kind}, content_stems(" ".join(tb)) - {kind}
+    short, long_ = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+    return len(short) >= 2 and all(
+        any(x == y or min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)) for y in long_) for x in short)
 
 
 def _same_but_demonym(sa: frozenset[str], sb: frozenset[str]) -> bool:

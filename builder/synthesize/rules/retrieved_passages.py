@@ -331,7 +331,7 @@ def _good_name(name: str, strict: bool = True) -> bool:
         and not re.search(r"\s(?:and|or|&)\s|,|\.", name)
         and not re.search(r"[a-z]{4,}[A-Z]", name)  # 'CommitteeNew York': words run together in the page
         and not re.search(r"(?<!\bof)\s+the\s", name)  # 'Visit the NASA Eclipse' is a sentence
-        and toks[0].lower() not in tx.lexicon()["verbs"]
+        and (toks[0].lower() not in tx.lexicon()["verbs"] or tx.opens_name(toks))
         and toks[0].lower() not in _IMPERATIVES
         and not all(t.lower() in tx.genre_words() or _singular(t.lower()) == _head_word(name) for t in toks)  # 'Comedy Series'
     )
@@ -682,7 +682,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "30"
+    version: ClassVar[str] = "31"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
