@@ -940,10 +940,8 @@ def _spelled_out(name: str, other: str) -> str:
     wo = words(other)
     out = []
     for tok in words(name):
-        n = len(tok)
-        runs = [wo[j:j + n] for j in range(len(wo) - n + 1)] if tok.isupper() and tok.isalpha() and 2 <= n <= 6 else []
-        run = next((r for r in runs if all(w[:1].isupper() for w in r) and "".join(w[0] for w in r) == tok), None)
-        out.extend(run or [tok])
+        starts = _initials_runs(tok, wo)
+        out.extend(wo[starts[0]:starts[0] + len(tok)] if starts else [tok])
     return " ".join(out)
 
 
@@ -1010,17 +1008,20 @@ def _acronym_of(a: str, b: str) -> bool:
     ('VPC' / 'Virtual Private Cloud', 'IBM Cloud VPC' / 'IBM Cloud Virtual Private Cloud')."""
     wa, wb = words(clean_name(a)), words(clean_name(b))
     for i, tok in enumerate(wa):
-        n = len(tok)
-        if not (tok.isupper() and tok.isalpha() and 2 <= n <= 6):
-            continue
-        for j in range(len(wb) - n + 1):
-            run = wb[j:j + n]
-            if all(w[:1].isupper() for w in run) and "".join(w[0] for w in run) == tok:
-                rest_a = {stem(w) for w in wa[:i] + wa[i + 1:]}
-                rest_b = {stem(w) for w in wb[:j] + wb[j + n:]}
-                if rest_a == rest_b:
-                    return True
+        for j in _initials_runs(tok, wb):
+            if {stem(w) for w in wa[:i] + wa[i + 1:]} == {stem(w) for w in wb[:j] + wb[j + len(tok):]}:
+                return True
     return False
+
+
+def _initials_runs(tok: str, toks: list[str]) -> list[int]:
+    """Where in `toks` a run of capitalised words starts whose initials spell the acronym `tok` ('VPC' in
+    'Virtual Private Cloud'); [] when `tok` is no acronym."""
+    n = len(tok)
+    if not (tok.isupper() and tok.isalpha() and 2 <= n <= 6):
+        return []
+    return [j for j in range(len(toks) - n + 1)
+            if all(w[:1].isupper() for w in toks[j:j + n]) and "".join(w[0] for w in toks[j:j + n]) == tok]
 
 
 _RESTRICTING = frozenset("of that which who whom whose where for in on at with from called named".split())
