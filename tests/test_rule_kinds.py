@@ -463,6 +463,17 @@ def test_a_lowercase_modifier_keeps_its_name():
     assert not tx.lowercase_modifier(s, tx.Entity("Key Protect", None, 13, 24))
 
 
+def test_a_participle_after_a_verb_keeps_its_noun_and_a_headline_is_no_name():
+    # 'What is the greatest risk associated with buying discounted the stock?' (ce-3c5b7ad0e3134ae2) was read as
+    # 'company stock' or 'Cons of Buying Discounted Company Stock', the user's headline of the first turn.
+    s = "What is the greatest risk associated with buying discounted company stock?"
+    assert tx.lowercase_modifier(s, tx.Entity("company stock", "stock", s.index("company"), s.index("?")))
+    s = "Have you contracted COVID-19?"  # a participle after an auxiliary is the verb
+    assert not tx.lowercase_modifier(s, tx.Entity("COVID-19", "disease", s.index("COVID"), s.index("?")))
+    assert not tx.is_name("Cons of Buying Discounted Company Stock", "stock")
+    assert tx.is_name("Roth IRA", "account") and tx.is_name("Apple stock", "stock")
+
+
 def test_similar_and_others_point_at_something_said_before():
     assert tx.unresolved_kind_phrase("Have there been others who used carbon dioxide for similar purposes?") == "Have there been others"
     assert tx.unresolved_kind_phrase("Are there similar programs in Texas?") == "similar programs"
@@ -1185,7 +1196,31 @@ def test_a_thing_under_its_old_and_new_names_is_one_candidate():
             "Cardinals. The Chicago Cardinals ( now the Arizona Cardinals ) were a founding member of the NFL.")
     exchange = [{"role": "user", "content": "Are the Arizona Cardinals and the Chicago Cardinals the same team?"},
                 {"role": "assistant", "content": said}]
-    assert kd.renamed_merged(["Arizona Cardinals", "Chicago Cardinals"], said) == ["Arizona Cardinals"]
+    assert tx.renamed_merged(["Arizona Cardinals", "Chicago Cardinals"], said) == ["Arizona Cardinals"]
     assert kd.rivals(exchange, "team") == []
     # Becoming something else is no renaming: 'became Microsoft's rival' keeps both.
-    assert kd.renamed_merged(["Apple", "Microsoft"], "Apple became Microsoft's rival.") == ["Apple", "Microsoft"]
+    assert tx.renamed_merged(["Apple", "Microsoft"], "Apple became Microsoft's rival.") == ["Apple", "Microsoft"]
+
+
+def test_the_names_a_block_asks_about_hold_a_renamed_thing_once():
+    # 'Who is the coach of the team?' stitched after another talk was read as the Arizona Cardinals, the Chicago
+    # Cardinals or the New England Patriots (ce-3fbe1413b19471c6): the block's own answer says the Chicago Cardinals
+    # are now the Arizona Cardinals, so the readings of 'the team' hold that franchise once.
+    from builder.conversation import Conversation, Passage, Turn
+    from builder.synthesize.context import names_by_kind
+
+    ask = "Are the Arizona Cardinals and the Chicago Cardinals the same team?"
+    said = "Yes. The Chicago Cardinals (now the Arizona Cardinals) were a founding team of the NFL."
+    nfl = Conversation("nfl", "clapnq", [
+        Turn("user", ask, [Passage("p", "The Arizona Cardinals are a professional football team.", "Arizona Cardinals",
+                                   True)], rewrite=ask),
+        Turn("assistant", said),
+        Turn("user", "Who coaches the New England Patriots?",
+             [Passage("q", "The New England Patriots are a professional football team.", "New England Patriots", True)],
+             rewrite="Who coaches the New England Patriots?"),
+        Turn("assistant", "Bill Belichick coached the New England Patriots for years."),
+    ])
+    assert names_by_kind([nfl]).get("team") == ["Arizona Cardinals", "New England Patriots"]
+    # Without the answer that says so, they stay two teams.
+    quiet = Conversation("nfl2", "clapnq", [t for t in nfl.turns if t.text != said])
+    assert names_by_kind([quiet]).get("team") == ["Arizona Cardinals", "Chicago Cardinals", "New England Patriots"]

@@ -555,6 +555,16 @@ def test_a_fact_is_said_of_a_name_only_where_it_is_the_subject():
         "which draws over 100 million viewers"
 
 
+def test_a_fact_is_not_cut_inside_a_number():
+    # read 69, ce-159c6f2be2f820a9: 'Creutzfeldt-Jakob disease, a sporadic prion disease arising in 1' (of '1:1,000,000')
+    from builder.synthesize.rules.retrieved_passages import fact_about
+
+    said = ["Creutzfeldt-Jakob disease, a sporadic prion disease arising in 1:1,000,000 people, and variant CJD are rare."]
+    assert fact_about("Creutzfeldt-Jakob disease", said, "disease") == "a sporadic prion disease arising in 1:1,000,000 people"
+    assert fact_about("Yale", ["Yale, founded in New Haven in 1701, has 14 colleges."], "university") == \
+        "founded in New Haven in 1701"
+
+
 def test_a_part_of_the_one_product_the_talk_is_about_is_no_positive():
     # 'Where can I find the SDK ...?' after a talk about Cloudant asks for Cloudant's SDK, whatever SDKs the passages
     # name (read 31, ce-9da336eae30217b3); in a fresh chat the passages' SDKs are the readings

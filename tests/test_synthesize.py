@@ -350,6 +350,17 @@ def test_a_name_inside_a_longer_name_is_not_swapped():
     assert tx.inside_longer_name(history, tx.entities(history)[0], ["The history of China is long."]) is None
 
 
+def test_a_name_the_question_capitalises_around_another_is_not_swapped():
+    # 'Can you tell me more about the Office of it?' (ce-1d6636580e8cb025) was a hard negative made from 'the Office of
+    # the New York State Attorney General': the question itself says the longer name, whatever its passages say.
+    query = "Can you tell me more about the Office of the New York State Attorney General?"
+    entity = next(e for e in tx.entities(query) if "Attorney General" in e.text)
+    assert tx.inside_longer_name(query, entity, []) == "Office of the New York State Attorney General"
+    # A capital that only opens the question, or a lowercase noun, is no name around it.
+    for plain in ("History of the Roman Empire?", "What is the population of China?"):
+        assert tx.inside_longer_name(plain, tx.entities(plain)[-1], []) is None
+
+
 def test_a_possessive_name_becomes_one_thing_of_its_kind():
     query = "What are the penalties for not following Alameda County's three mandatory recycling ordinances?"
     entity = tx.key_entity(query, [], [])
@@ -705,6 +716,15 @@ def test_one_name_typed_two_ways_is_one_reading():
     assert tx.same_thing("MSL All-Star game", "MLS All-Star Game")  # read 18: the user's misspelling
     assert not tx.same_thing("Type 1 diabetes", "Type 2 diabetes") and not tx.same_thing("North Carolina", "South Carolina")
     assert tx.same_thing("COVID-19", "Covid") and tx.same_thing("NASA’s Europa Clipper mission", "Europa Clipper mission")
+    # 'What are the treatments for the disease?' was read as COVID-19 and as Coronavirus Disease (ce-159c6f2be2f820a9):
+    # the disease's long name is one reading with its short one.
+    assert tx.same_thing("COVID-19", "Coronavirus Disease") and tx.same_thing("Coronavirus Disease 2019", "Covid")
+    # ... said as people say it, and found in the turn that says it by its other name.
+    from builder.synthesize.context import resolving_turn
+
+    assert tx.kind_named("COVID-19", "disease") == "COVID-19" and tx.kind_named("Rome", "empire") == "Roman Empire"
+    talk = [{"role": "user", "content": "What are the treatments for COVID-19?"}, {"role": "assistant", "content": "Rest."}]
+    assert resolving_turn(talk, "Coronavirus Disease") == 0
     assert not tx.same_thing("Western Roman Empire", "Eastern Roman Empire") and not tx.same_thing("Key Protect", "Key Project")
 
 

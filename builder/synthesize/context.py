@@ -154,9 +154,10 @@ def referent_in(span: str, text: str) -> str | None:
 
 
 def resolving_turn(history: list[dict[str, str]], phrase: str) -> int | None:
-    """Index of the latest history turn that mentions `phrase`."""
+    """Index of the latest history turn that mentions `phrase` or says it by another name ('COVID-19' for
+    'Coronavirus Disease')."""
     for i in range(len(history) - 1, -1, -1):
-        if tx.mentions(history[i]["content"], phrase):
+        if tx.mentions(history[i]["content"], phrase) or tx.says(history[i]["content"], phrase):
             return i
     return None
 
@@ -212,7 +213,20 @@ def names_by_kind(conversations: list[Conversation]) -> dict[str, list[str]]:
                     names = out.setdefault(kind, [])
                     if not any(tx.same_thing(name, o) for o in names):
                         names.append(tx.kind_named(name, kind, "\n".join([turn.rewrite or turn.text, *texts])))
-    return out
+    said = _renaming_sentences(conversations)
+    return {kind: tx.renamed_merged(names, said) if said and len(names) > 1 else names for kind, names in out.items()}
+
+
+_RENAMING_WORD = re.compile(r"(?i)\b(?:became|now|renamed)\b")
+
+
+def _renaming_sentences(conversations: list[Conversation]) -> str:
+    """The sentences of the conversations' turns that may say a thing took a new name ('the Chicago Cardinals (now
+    the Arizona Cardinals)'): one franchise is one reading of 'the team', not two. Only these are searched, so a
+    domain's names are weighed against a few lines, not its whole talk."""
+    sentences = (s for conv in conversations for turn in conv.turns
+                 for s in re.split(r"(?<=[.!?])\s+|\n", turn.text) if _RENAMING_WORD.search(s))
+    return ".\n".join(dict.fromkeys(sentences))
 
 
 # Passage counts a RAG system shows, drawn per record for either label: the count says nothing about the label.

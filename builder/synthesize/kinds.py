@@ -341,7 +341,7 @@ def candidates(history: list[dict[str, str]], ref: Referent, describe: list[str]
     own = tx.clean_name(ref.name)
     if tx.mentions(text, own) and not any(tx.same_thing(own, o) for o in names):
         names.append(own)
-    return [tx.kind_named(n, ref.kind, text) for n in renamed_merged(short_forms_merged(names, ref.kind), text)]
+    return [tx.kind_named(n, ref.kind, text) for n in tx.renamed_merged(short_forms_merged(names, ref.kind), text)]
 
 
 def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
@@ -353,19 +353,6 @@ def short_forms_merged(names: list[str], kind: str = "") -> list[str]:
     own = [tx.content_stems(tx.without_brand(n)) - {kind} for n in names]
     return [n for i, n in enumerate(names)
             if not any(full[i] < full[j] or own[i] < own[j] for j in range(len(names)) if j != i)]
-
-
-_RENAMED = r"\s*(?:,|\(|--)?\s*(?:(?:which|that)\s+)?(?:later\s+|eventually\s+|then\s+)?(?:became|is now|are now|now|was renamed(?: to)?|were renamed(?: to)?|renamed)\s+(?:the\s+)?"
-
-
-def renamed_merged(names: list[str], text: str) -> list[str]:
-    """Drop a name that the text says became another of the names ('The Chicago Cardinals became the St. Louis
-    Cardinals in 1960 and eventually moved and became the Arizona Cardinals', 'the Chicago Cardinals (now the
-    Arizona Cardinals)'): one thing under its old and new names, not two rivals."""
-    def renamed(old: str) -> bool:
-        return any(re.search(re.escape(old) + r"\b[^.]{0,80}?" + _RENAMED + re.escape(new) + r"\b(?!['’]s)", text, re.IGNORECASE)
-                   for new in names if new != old and not tx.same_thing(new, old))
-    return [n for n in names if not renamed(n)]
 
 
 def _one_thing_merged(names: list[str], text: str) -> list[str]:
@@ -566,7 +553,7 @@ def rivals(exchange: list[dict[str, str]], kind: str | None = None, user: str | 
                 said.append(written)  # as the text writes it: 'flu' for influenza, 'soccer' for association football
     user = exchange[0]["content"] if user is None else user
     for k, names in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        names = renamed_merged(_one_thing_merged(short_forms_merged(names, k), text), text)
+        names = tx.renamed_merged(_one_thing_merged(short_forms_merged(names, k), text), text)
         if len(names) >= 2 and sum(1 for n in names if tx.mentions(user, n)) != 1:
             return [tx.kind_named(n, k, text) for n in names]
     return []

@@ -439,6 +439,8 @@ def lowercase_modifier(text: str, entity: Entity) -> bool:
     # Inside a noun phrase only after a determiner, a possessive or a capitalised word ('the song Grenade',
     # 'Immutable data X'); after 'to' or a subject it is a verb ('to explore Jupiter', 'I contract COVID-19').
     pp = before[-2] if len(before) > 1 else ""
+    if w.endswith("ed") and pp.endswith("ing") and pp.islower() and pp not in ("having", "being", "getting"):
+        return True  # 'buying discounted company stock': a participle after a verb describes the noun
     in_np = pp.lower() in _NP_OPENERS or (pp[:1].isupper() and pp != "I") or pp.endswith(("'s", "’s"))
     return not verb_like and in_np
 
@@ -492,14 +494,20 @@ _NOUN_STOPWORDS = frozenset("kind kinds type types thing things way ways".split(
 
 
 def inside_longer_name(query: str, entity: Entity, texts: list[str]) -> str | None:
-    """The longer name the entity ends, as the texts capitalise it ('the great wall of China': 'Great Wall of
-    China'); a pronoun in its place breaks that name. None when the words before it are no part of a name."""
-    m = re.search(r"((?:[A-Za-z]+\s+){1,3})of\s+$", query[: entity.start])
+    """The longer name the entity ends, as the question or the texts capitalise it ('the Office of the New York
+    State Attorney General'; 'the great wall of China': 'Great Wall of China'); a pronoun or kind phrase in its
+    place breaks that name ('the Office of it'). None when the words before it are no part of a name."""
+    m = re.search(r"((?:[A-Za-z]+\s+){1,3})of\s+(the\s+)?$", query[: entity.start])
     if not m:
         return None
     before = m.group(1).split()
+    of = " of the " if m.group(2) else " of "
+    initial = len(before) == 1 and not query[: m.start(1)].strip()  # 'History of the Roman Empire?': a capital anyway
+    if before[-1][:1].isupper() and before[-1].lower() not in stopwords() and not initial:
+        run = len(before) - next((i for i, w in enumerate(reversed(before)) if not w[:1].isupper()), len(before))
+        return " ".join(before[run:]) + of + entity.text
     for n in range(len(before), 0, -1):
-        phrase = " ".join(w.capitalize() for w in before[-n:]) + " of " + entity.text
+        phrase = " ".join(w.capitalize() for w in before[-n:]) + of + entity.text
         if any(phrase in t for t in texts) and not all(w.lower() in stopwords() for w in before[-n:]):
             return phrase
     return None
@@ -825,6 +833,8 @@ def is_name(name: str, kind: str | None) -> bool:
     if re.search(r"[‚Äú”“]|â€|Ã", name):
         return False  # mis-decoded quotes from the source text are no part of a name
     first = toks[0].lower()
+    if len(toks) > 1 and first in lexicon()["headline_openers"]:
+        return False  # 'Cons of Buying Discounted Company Stock': a user's headline, no name of a stock
     if first in stopwords() or first in lexicon()["wh_words"] or (first in lexicon()["verbs"] and not opens_name(toks)) \
             or all(t.isdigit() for t in toks):
         return False
@@ -1078,8 +1088,8 @@ def kind_named(name: str, kind: str | None, text: str = "") -> str:
     """The name of its alias group that says its kind, when `name` does not ('Rome' read as an empire is the
     'Roman Empire': 'When was Rome founded?' asks about the city); else the name with its kind noun when the
     text writes them so ('Ming wall': 'the length of Ming' is no question)."""
-    if not kind or kind in content_stems(name):
-        return name
+    if not kind or kind in content_stems(name) or name in bare_names():
+        return name  # 'COVID-19' is said so, not 'Coronavirus Disease'
     alias = next((a for a in aliases_of(name) if kind in content_stems(a)), None)
     if alias:
         return alias
@@ -1312,3 +1322,16 @@ def _plural_phrase(phrase: str) -> bool:
     """A phrase that ends in the plural of a kind noun ('US-based companies')."""
     ws = words(phrase)
     return bool(ws) and ws[-1].lower().endswith("s") and singular(ws[-1]) not in (None, ws[-1].lower())
+
+
+_RENAMED = r"\s*(?:,|\(|--)?\s*(?:(?:which|that)\s+)?(?:later\s+|eventually\s+|then\s+)?(?:became|is now|are now|now|was renamed(?: to)?|were renamed(?: to)?|renamed)\s+(?:the\s+)?"
+
+
+def renamed_merged(names: list[str], text: str) -> list[str]:
+    """Drop a name that the text says became another of the names ('The Chicago Cardinals became the St. Louis
+    Cardinals in 1960 and eventually moved and became the Arizona Cardinals', 'the Chicago Cardinals (now the
+    Arizona Cardinals)'): one thing under its old and new names, not two rivals."""
+    def renamed(old: str) -> bool:
+        return any(re.search(re.escape(old) + r"\b[^.]{0,80}?" + _RENAMED + re.escape(new) + r"\b(?!['’]s)", text, re.IGNORECASE)
+                   for new in names if new != old and not same_thing(new, old))
+    return [n for n in names if not renamed(n)]

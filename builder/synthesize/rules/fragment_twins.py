@@ -21,7 +21,7 @@ class FragmentTwins:
     the entity; for a share of turns, open in a fresh chat."""
 
     name = "fragment_twins"
-    version = "18"
+    version = "19"
     default_rate = 0.5
     describe = ("Two adjacent keywords of the standalone rewrite without its key entity ('annual fee?'; with no adjacent "
                 "pair, one), the kind of short "

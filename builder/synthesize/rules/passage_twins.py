@@ -25,7 +25,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "32"
+    version = "33"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together, unless the talk last named another thing of its kind, or "
                 "the user's turns name another and never the entity) or with those plus passages of the block about another entity that answer the "

@@ -68,7 +68,7 @@ def _stops() -> frozenset[str]:
 
 # Words that open an instruction, not a name ('Select Configure Bot', 'Click Create').
 _IMPERATIVES = frozenset("select click choose visit view enter type press tap go check open navigate expand".split())
-_BOUNDARY = re.compile(r",|;|:|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
+_BOUNDARY = re.compile(r"[,:](?!\d)|(?<!\d)[,:]|;|\(|\)|\s(?:which|who|whose|and|but|while|whereas|although|because)\s|\s[-–—]\s")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+")
 _MARKS = re.compile(r"[®™©]")
 
@@ -682,7 +682,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "31"
+    version: ClassVar[str] = "32"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
