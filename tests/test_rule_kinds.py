@@ -1224,3 +1224,29 @@ def test_the_names_a_block_asks_about_hold_a_renamed_thing_once():
     # Without the answer that says so, they stay two teams.
     quiet = Conversation("nfl2", "clapnq", [t for t in nfl.turns if t.text != said])
     assert names_by_kind([quiet]).get("team") == ["Arizona Cardinals", "Chicago Cardinals", "New England Patriots"]
+
+
+def test_a_retrieved_copy_is_read_with_the_things_its_passages_name():
+    # Read 70 held readings that the record never shows: 'the mission' over passages about Juno and Perseverance was
+    # read as the Europa Clipper and Galileo, names asked about elsewhere in the block.
+    from builder.synthesize import kinds as kd
+
+    ref, kq = _kind_query(CLINICS, 3)
+    assert not isinstance(kq, Rejection) and ref.kind == "clinic"
+    reread = kd.passage_reader(_ctx(CLINICS, 3), kq, "test")
+    fresh = kd.kind_positive(_ctx(CLINICS, 3), kq, [], {"conversation_id": "", "turns": 0},
+                             ["Maplewood VA Clinic", "Lakeside VA Clinic"], "underspecified_entity", "test", "1",
+                             named_here=False)
+    both = [Passage("a", "The Brockton VA Clinic offers mental health services.", "Brockton VA Clinic", None),
+            Passage("b", "The Lowell VA Clinic offers primary care.", "Lowell VA Clinic", None)]
+    copy = reread(fresh, both)
+    assert copy.category == "multiple_interpretations"
+    assert {r for r in copy.interpretations} == {kq.reading("Brockton VA Clinic"), kq.reading("Lowell VA Clinic")}
+    assert "Brockton VA Clinic" in copy.target["clarification"] and "Maplewood" not in copy.target["clarification"]
+    # Passages naming one clinic leave the block's readings; readings the history gave stay whatever the passages say.
+    assert reread(fresh, both[:1]) == fresh
+    history = CLINICS.turns[:4]
+    after = kd.kind_positive(_ctx(CLINICS, 3), kq, [{"role": t.role, "content": t.text} for t in history],
+                             {"conversation_id": "va", "turns": 4}, ["Causeway VA Clinic", "Jamaica Plain VA Clinic"],
+                             "multiple_interpretations", "test", "1")
+    assert reread(after, both) == after

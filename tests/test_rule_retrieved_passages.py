@@ -784,3 +784,23 @@ def test_four_or_more_options_are_all_named_in_a_list_never_three_in_a_hedge():
         assert pattern == "list" and all(tx.in_running_text(o.name) in question for o in five), question
     patterns = {clarification(five[:3], Kind("country", "countries"), random.Random(s))[1] for s in range(30)}
     assert patterns == {"hedge"}
+
+
+def test_the_kind_said_of_one_unnamed_thing_last_leaves_no_positive_after_that_history():
+    # 'Can you explain how the score is calculated?' right after an answer about 'your credit score' asks about that
+    # score (reads 68 and 70, ce-79fb1e34ad5d64ed, ce-afe26083746d9a07), whatever scores the passages name.
+    local = _conv("local", "geo", [
+        Turn("user", "Is fishing good near my town?", rewrite="Is fishing good near my town?"),
+        Turn("assistant", "Fishing on your local river depends on the season and the water level."),
+        Turn("user", "Tell me about the Penobscot River.", rewrite="Tell me about the Penobscot River."),
+        Turn("assistant", "The Penobscot River flows through Maine."),
+        Turn("user", "When was it named?", [PENOBSCOT_OWN], rewrite="When was the Penobscot River named?"),
+    ])
+    corpus = Corpus.from_conversations(ALL + [local])
+    ctx = TurnContext(local, 3, 4, 7, "test", [], domain_names={"river": ["Snake River", "Penobscot River"]}, corpus=corpus)
+    out = list(RetrievedPassages(**ALL_HISTORIES).generate(ctx))
+    records = [o for o in out if isinstance(o, Record)]
+    assert not [r for r in records if r.history and r.needs_clarification], [(r.query, r.history) for r in records]
+    assert [r for r in records if len(r.history) == 4 and not r.needs_clarification]  # the talk that names it resolves it
+    assert any("without naming it" in o.reason for o in out if isinstance(o, Rejection))
+    assert [r for r in records if not r.history and r.needs_clarification]  # a fresh chat still asks which river

@@ -570,7 +570,10 @@ def test_a_rival_passage_of_another_kind_is_no_reading_of_the_kind_phrase():
                              rewrite="What can you tell me about the Appalachian Mountains in North Carolina?")])
     other = _conv("other", [Turn("user", "Tell me about North Carolina.", [
         Passage("r", "The American Revolution in North Carolina: what historians tell of the war there.", "American Revolution", True),
-        Passage("b", "The Great Smokies: what hikers tell of the peaks in North Carolina.", "Great Smokies", True),
+        Passage("b", "The Great Smokies: what hikers tell of the mountains in North Carolina.", "Great Smokies", True),
+        # read 69, ce-ddef5fc05a2bd90a: a title over a passage that never says the kind was a reading of it
+        Passage("h", "Blue Ridge Parkway: what rangers tell of the peaks in North Carolina.", "Blue Ridge Parkway", True),
+        Passage("k", "Rock Climbing: what climbers tell of the mountains in North Carolina.", "Rock Climbing", True),
         # read 43, ce-06444df9bafca0b6: 'the Climate of North Carolina in North Carolina' was a reading
         Passage("c", "Climate of North Carolina: what forecasters tell of the mountains in North Carolina.",
                 "Climate of North Carolina", True),
@@ -579,7 +582,8 @@ def test_a_rival_passage_of_another_kind_is_no_reading_of_the_kind_phrase():
     got = generalize(ctx, "test")
     assert not isinstance(got, Rejection) and got.entity.head == "mountain"
     names = [name for name, _, _ in _aspect_rivals(ctx, got, mine, [_ctx(other, 1)])]
-    assert "Great Smokies" in names and "American Revolution" not in names
+    assert "Great Smokies" in names and "American Revolution" not in names and "Blue Ridge Parkway" not in names
+    assert "Rock Climbing" not in names  # an activity, whatever its passage says
     assert "Climate of North Carolina" not in names  # the query already says North Carolina
     assert tx.same_thing("soccer", "association football")  # one sport, one reading (read 15)
 

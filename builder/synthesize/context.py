@@ -233,12 +233,14 @@ def _renaming_sentences(conversations: list[Conversation]) -> str:
 RETRIEVAL_KS = (1, 2, 3, 3, 4, 5, 5, 6, 8)
 
 
-def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int, ...] = RETRIEVAL_KS) -> Record | None:
+def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int, ...] = RETRIEVAL_KS,
+                   reread: Callable[[Record, list[Passage]], Record] | None = None) -> Record | None:
     """For `share` of the records, the same question in the post-retrieval setting, with the top-k passages BM25
     finds for its own words in the domain's pool (never the turn's own passages: the named query found those).
 
     The label stands. Passages retrieved for vague words ('this clinic') do not single out what the chat left
-    open, and do not unsettle the one thing of the kind the chat named."""
+    open, and do not unsettle the one thing of the kind the chat named. `reread`, given the copy and its passages,
+    may read it with what the passages name."""
     if ctx.corpus is None or share <= 0.0:
         return None
     rng = ctx.rng(f"{record.provenance['method']}|retrieval|{record.id}")
@@ -253,8 +255,9 @@ def with_retrieval(ctx: TurnContext, record: Record, share: float, ks: tuple[int
     provenance = dict(record.provenance, document_sources=[ctx.conv.id],
                       retrieval={"method": METHOD, "k": k, "query": record.query})
     pair = record.pair_id and "pair-" + hashlib.sha256(f"{record.pair_id}|post_retrieval".encode()).hexdigest()[:12]
-    return replace(record, setting="post_retrieval", documents=[p.as_document() for p in hits],
+    copy = replace(record, setting="post_retrieval", documents=[p.as_document() for p in hits],
                    provenance=provenance, pair_id=pair, id="")
+    return reread(copy, hits) if reread else copy
 
 
 def checked_retrieved_share(name: str, value: float) -> float:
@@ -264,10 +267,11 @@ def checked_retrieved_share(name: str, value: float) -> float:
     return value
 
 
-def also_retrieved(ctx: TurnContext, outputs: Iterable[Record | Rejection], share: float) -> Iterator[Record | Rejection]:
+def also_retrieved(ctx: TurnContext, outputs: Iterable[Record | Rejection], share: float,
+                   reread: Callable[[Record, list[Passage]], Record] | None = None) -> Iterator[Record | Rejection]:
     """Each output, and after each record its post-retrieval copy (`with_retrieval`) where one is drawn."""
     for out in outputs:
         yield out
-        copy = with_retrieval(ctx, out, share) if isinstance(out, Record) else None
+        copy = with_retrieval(ctx, out, share, reread=reread) if isinstance(out, Record) else None
         if copy is not None:
             yield copy

@@ -10,9 +10,10 @@ the names of that kind in the block and domain; nothing is invented.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
+from builder.conversation import Passage
 from builder.record import Record, clear_target
 from builder.synthesize import text as tx
 from builder.synthesize.base import Rejection
@@ -747,6 +748,37 @@ def kind_positive(ctx: TurnContext, kq: KindQuery, history: list[dict], source: 
     return kind_record(ctx, kq, history, source, method, version, pair or kind_pair(ctx, 0), needs_clarification=True,
                        category=category, interpretations=[kq.reading(n) for n in names[:6]],
                        target={"clarification": question}, clarification_pattern=pattern)
+
+
+def passage_reader(ctx: TurnContext, kq: KindQuery, method: str) -> Callable[[Record, list[Passage]], Record]:
+    """How a positive's post-retrieval copy is read when its readings came from beyond the record (names asked about
+    in the block, the kind lexicon): with the things of its kind that its passages name, when they name two or more,
+    offered by name ('Which mission: Juno or Perseverance?'). Readers held names the copy never shows (reads 69, 70:
+    Europa Clipper and Galileo over passages about Juno and Perseverance). Readings the history gave stay."""
+    ref = kq.referent
+    pronoun = kq.phrase.lower() in tx.anaphora()
+
+    def reread(record: Record, passages: list[Passage]) -> Record:
+        from_history = record.history and record.category != "underspecified_entity"
+        if not record.needs_clarification or from_history or not ref.kind:
+            return record
+        texts = [p.title + "\n" + p.text for p in passages]
+        turns = [{"role": "assistant", "content": t} for t in texts]
+        names = [n for n in candidates(turns, ref, texts) if not tx.says(kq.query, n)][:6]
+        if len(names) < 2:
+            return record
+        rng = ctx.rng(f"{method}|retrieved|{record.query}|{len(record.history)}|{len(passages)}")
+        shown = list(names)
+        rng.shuffle(shown)
+        if pronoun:
+            question, pattern = clarification("referent", rng, options=shown, anaphor=kq.phrase)
+        else:
+            question, pattern = clarification("kind", rng, options=shown, head=tx.kind_word(ref.kind),
+                                              heads=tx.plural(ref.kind))
+        return replace(record, category="multiple_interpretations", interpretations=[kq.reading(n) for n in names],
+                       target={"clarification": question}, clarification_pattern=pattern)
+
+    return reread
 
 
 def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, name: str,

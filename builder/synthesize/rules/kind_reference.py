@@ -74,7 +74,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "32"  # 17 was the reverted passage-settled rule of 81694fc; 27 the plural twins of dedd1d8, reverted
+    version = "33"  # 17 was the reverted passage-settled rule of 81694fc; 27 the plural twins of dedd1d8, reverted
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
@@ -88,7 +88,9 @@ class KindReference:
                 "the referent ('the league' after the Arizona Cardinals; never a person or a part, which a thing has many of: 'that emperor' after a Great Wall talk stays open). Several such stitch points per query, spread over the conversation; with `later`, the "
                 "question is also asked past its own turn once the talk has named two or more of its kind. With "
                 "`retrieved_share`, that share of the records is also asked post-retrieval, with the passages BM25 finds "
-                "for the question's own words in the domain's pool (never the turn's own); the label stands.")
+                "for the question's own words in the domain's pool (never the turn's own); the label stands."
+                " Where the readings came from beyond the record (the block's names) and the passages name two or more "
+                "things of the kind, the post-retrieval copy is read with those, and its clarification names them.")
 
     def __init__(self, open_share: float = 1.0, prefixes: int = 2, twins: int = 1, later: bool = False, referents: int = 2,
                  retrieved_share: float = 0.0) -> None:
@@ -104,15 +106,18 @@ class KindReference:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        referents = kd.each_referent(ctx, self.name, self._one, limit=self.referents)
-        yield from also_retrieved(ctx, referents, self.retrieved_share)
+        yield from kd.each_referent(ctx, self.name, self._one, limit=self.referents)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
-        method, version = self.name, self.version
-        kq = kd.make_kind_query(ctx, ref, method, slot=slot)
+        kq = kd.make_kind_query(ctx, ref, self.name, slot=slot)
         if isinstance(kq, Rejection):
             yield kq
             return
+        yield from also_retrieved(ctx, self._records(ctx, ref, kq, slot), self.retrieved_share,
+                                  reread=kd.passage_reader(ctx, kq, self.name))
+
+    def _records(self, ctx: TurnContext, ref: kd.Referent, kq: kd.KindQuery, slot: int) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
         pair = kd.kind_pair(ctx, slot)
         describe = kd.describe_texts(ctx)
         found: dict[str, list[tuple[int, list[dict], list[str]]]] = {}

@@ -16,7 +16,7 @@ class KindSwitch:
     """'Does this clinic provide mental health services?' stitched onto a conversation about something else."""
 
     name = "kind_switch"
-    version = "19"
+    version = "20"
     default_rate = 1.0
     describe = ("The same kind-phrase question as kind_reference ('Does this clinic provide mental health "
                 "services?'), stitched onto the first one or two exchanges of another conversation of its block that "
@@ -26,7 +26,9 @@ class KindSwitch:
                 "('this planet') or a layer kind ('this cloud'); an umbrella kind ('the service', 'this tool') only after a history that names no product at all, since a product talk's own subject is one, and no 'this county' or 'this country' after a history naming a place that lies in one (a city, a US state). With `fresh_retrieved_share`, that share of the "
                 "fresh-chat records is also asked post-retrieval, with the passages BM25 finds for the question's own "
                 "words in the domain's pool (a first question over retrieved passages); with `switch_retrieved_share`, that share "
-                "of the switches after a history too. The label stands.")
+                "of the switches after a history too. The label stands."
+                " Where the readings came from beyond the record (the block's names) and the passages name two or more "
+                "things of the kind, the post-retrieval copy is read with those, and its clarification names them.")
 
     def __init__(self, histories: int = 3, empty_share: float = 0.5, referents: int = 2,
                  fresh_retrieved_share: float = 0.0, switch_retrieved_share: float = 0.0) -> None:
@@ -70,6 +72,7 @@ class KindSwitch:
             yield ctx.reject(method, f"fewer than two names of the kind '{ref.kind}' in the block and domain", kq.query)
             return
         rng = ctx.rng(method if slot == 0 else f"{method}|{slot}")
+        reread = kd.passage_reader(ctx, kq, method)
         used: set[str] = set()
         for _ in range(3 * self.histories):  # a few more draws: a block-mate drawn twice gives no second record
             if len(used) >= self.histories:
@@ -81,7 +84,7 @@ class KindSwitch:
             switch = kd.kind_positive(ctx, kq, history, source, names, "underspecified_entity", method, version, pair,
                                       named_here=False)
             yield switch
-            copy = with_retrieval(ctx, switch, self.switch_retrieved_share)
+            copy = with_retrieval(ctx, switch, self.switch_retrieved_share, reread=reread)
             if copy is not None:
                 yield copy
         if not used:
@@ -90,6 +93,6 @@ class KindSwitch:
             fresh = kd.kind_positive(ctx, kq, [], {"conversation_id": "", "turns": 0}, names, "underspecified_entity",
                                      method, version, pair, named_here=False)
             yield fresh
-            copy = with_retrieval(ctx, fresh, self.fresh_retrieved_share)
+            copy = with_retrieval(ctx, fresh, self.fresh_retrieved_share, reread=reread)
             if copy is not None:
                 yield copy

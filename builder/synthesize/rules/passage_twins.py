@@ -25,7 +25,7 @@ class PassageTwins:
     about one river it is clear."""
 
     name = "passage_twins"
-    version = "33"
+    version = "34"
     describe = ("The standalone rewrite made generic, after the turn's own history with its own relevant passages (a "
                 "hard negative the history and documents resolve together, unless the talk last named another thing of its kind, or "
                 "the user's turns name another and never the entity) or with those plus passages of the block about another entity that answer the "
@@ -212,6 +212,12 @@ def _aspect_rivals(ctx: TurnContext, got: Generalized, mine: list[Passage], part
                 continue
             if not _same_kind(got, name, [p]):
                 continue  # 'the mountains in North Carolina' are not read as the American Revolution
+            if got.entity.head and tx.kind_of(name, [p.title + "\n" + p.text]) is None and (
+                    tx.stem(got.entity.head) not in tx.content_stems(p.title + "\n" + p.text)
+                    or re.search(r"[a-z]{3}ing$", name)):
+                # A title of no known kind, over a passage that never says the kind or naming an activity: 'my NASA
+                # Impacts' and 'my Motor Boating' were readings of 'my certificate' (read 69, ce-ddef5fc05a2bd90a).
+                continue
             scored.append((-overlap, name, p.id, p, other))
     scored.sort(key=lambda x: (x[0], x[1], x[2]))
     out: list[Rival] = []

@@ -23,7 +23,7 @@ def _answer_names_another(history: list[dict[str, str]], kind: str | None, own: 
 @register
 class PronounReference:
     name = "pronoun_reference"
-    version = "25"
+    version = "26"
     describe = ("MTRAG's human standalone rewrite with its named referent made a pronoun ('Is Red Hat OpenShift "
                 "virtualization ...' -> 'Can you tell me about its virtualization aspect?'), asked after a prefix "
                 "of its own conversation where nothing recent singles out one of two or more things of its kind (the "
@@ -32,7 +32,9 @@ class PronounReference:
                 "positive whose readings and clarification name them (not when the names the question keeps go with one of them in "
                 "the history: 'Did Juno and Galileo find cyclones on it?' is about Jupiter). After a last user turn that names only the "
                 "referent (and an answer that names no other thing of its kind) it is the hard-negative twin, resolved by that turn. With `fresh_share`, that share of the pronoun questions is also asked in a fresh chat, where nothing is in view for the pronoun to mean: a positive read with names of its kind asked about in the block (else the domain), whose clarification asks openly. With `retrieved_share`, that share is also asked post-retrieval, with the "
-                "passages BM25 finds for the question's own words in the domain's pool; the label stands.")
+                "passages BM25 finds for the question's own words in the domain's pool; the label stands."
+                " Where the readings came from beyond the record (the block's names) and the passages name two or more "
+                "things of the kind, the post-retrieval copy is read with those, and its clarification names them.")
 
     def __init__(self, prefixes: int = 1, later: bool = False, referents: int = 1, retrieved_share: float = 0.0,
                  fresh_share: float = 0.0) -> None:
@@ -47,15 +49,18 @@ class PronounReference:
     def generate(self, ctx: TurnContext) -> Iterator[Record | Rejection]:
         if ctx.turn == 1 and not self.later:  # a first turn has only later prefixes
             return
-        referents = kd.each_referent(ctx, self.name, self._one, need_kind=False, limit=self.referents)
-        yield from also_retrieved(ctx, referents, self.retrieved_share)
+        yield from kd.each_referent(ctx, self.name, self._one, need_kind=False, limit=self.referents)
 
     def _one(self, ctx: TurnContext, ref: kd.Referent, slot: int) -> Iterator[Record | Rejection]:
-        method, version = self.name, self.version
-        kq = kd.make_kind_query(ctx, ref, method, pronoun=True)
+        kq = kd.make_kind_query(ctx, ref, self.name, pronoun=True)
         if isinstance(kq, Rejection):
             yield kq
             return
+        yield from also_retrieved(ctx, self._records(ctx, ref, kq, slot), self.retrieved_share,
+                                  reread=kd.passage_reader(ctx, kq, self.name))
+
+    def _records(self, ctx: TurnContext, ref: kd.Referent, kq: kd.KindQuery, slot: int) -> Iterator[Record | Rejection]:
+        method, version = self.name, self.version
         own = tx.clean_name(ref.name)
         positives: list[tuple[int, list[dict], list[str]]] = []
         negative = None

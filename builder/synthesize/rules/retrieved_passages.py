@@ -682,7 +682,7 @@ class RetrievedPassages:
     """The generic query over passages retrieved for it (see the module docstring)."""
 
     name: ClassVar[str] = "retrieved_passages"
-    version: ClassVar[str] = "32"
+    version: ClassVar[str] = "33"
     needs_corpus: ClassVar[bool] = True
     describe: ClassVar[str] = (
         "The standalone rewrite's key entity made a kind phrase ('When was the university founded?'), with the top-k "
@@ -695,7 +695,8 @@ class RetrievedPassages:
         "them with the other names the question says); the ambiguous passages after the own history that names the "
         "referent: a hard negative the history resolves. With `prefixes`, shorter starts of that history that name none of "
         "the readings are more same-topic contexts. No positive when the query names something the domain's passages tie "
-        "to the referent. A minority is asked with no history or after a block-mate's.")
+        "to the referent, nor after a history whose last exchange brings in one thing of the kind without naming it "
+        "('your credit score' before 'the score'). A minority is asked with no history or after a block-mate's.")
 
     def __init__(self, k: int | list[int] = (1, 2, 3, 3, 4, 5, 5, 6, 8), max_entities: int = 3,
                  fresh_share: float = 0.1, donor_share: float = 0.1, alone_rate: float = 0.05,
@@ -836,6 +837,11 @@ class RetrievedPassages:
         if tie:
             # 'the league' after 'Do the Arizona Cardinals play outside the US?' is the NFL in this domain's passages.
             return self._negative(ctx, got, k, hits, history, history_source, own[0], "history", method, tie)
+        if history and not in_history and kd.instance_said_last(history, noun):
+            # 'Can you explain how the score is calculated?' right after an answer about 'your credit score' asks about
+            # that score, whatever scores the passages name (reads 68 and 70, ce-79fb1e34ad5d64ed, ce-afe26083746d9a07).
+            return ctx.reject(self.name, f"{where}: the last exchange brings in one {noun} without naming it; "
+                                         f"'the {noun}' points back there", got.query)
         place = kd.place_in(history, noun) if history and not in_history else None
         if place:
             # 'Which is the largest river in the country?' after a talk about Maine asks about the United States
