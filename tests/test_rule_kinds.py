@@ -1243,6 +1243,17 @@ def test_a_retrieved_copy_is_read_with_the_things_its_passages_name():
     assert copy.category == "multiple_interpretations"
     assert {r for r in copy.interpretations} == {kq.reading("Brockton VA Clinic"), kq.reading("Lowell VA Clinic")}
     assert "Brockton VA Clinic" in copy.target["clarification"] and "Maplewood" not in copy.target["clarification"]
+    # A sentence's first words are capitalised whatever they are: 'Weight Loss clinics such as these' names no clinic
+    # (read 70's 'Weight dependent' sport, ce-64278651d530cdbc).
+    opener = [Passage("w", "Weight Loss clinics such as these serve veterans. The Lowell VA Clinic offers primary care.", "",
+                      None), both[0]]
+    assert sorted(reread(fresh, opener).interpretations) == sorted(copy.interpretations)
+    # A name whose kind noun modifies another noun is of another kind: 'the Boston VA Clinic Directorate' is no clinic.
+    office = [Passage("d", "Veterans can write to the Boston VA Clinic Directorate about care.", "", None), *both]
+    assert sorted(reread(fresh, office).interpretations) == sorted(copy.interpretations)
+    # Two names joined, or a region's adjective, are no one clinic either.
+    assert kd._kind_inside("Lowell and Brockton VA Clinics", "clinic") and kd._kind_inside("North American", "clinic")
+    assert not kd._kind_inside("Lowell VA Clinic", "clinic")
     # Passages naming one clinic leave the block's readings; readings the history gave stay whatever the passages say.
     assert reread(fresh, both[:1]) == fresh
     history = CLINICS.turns[:4]

@@ -764,7 +764,8 @@ def passage_reader(ctx: TurnContext, kq: KindQuery, method: str) -> Callable[[Re
             return record
         texts = [p.title + "\n" + p.text for p in passages]
         turns = [{"role": "assistant", "content": t} for t in texts]
-        names = [n for n in candidates(turns, ref, texts) if not tx.says(kq.query, n)][:6]
+        names = [n for n in candidates(turns, ref, texts)
+                 if not tx.says(kq.query, n) and _said_as_name(n, texts) and not _kind_inside(n, ref.kind)][:6]
         if len(names) < 2:
             return record
         rng = ctx.rng(f"{method}|retrieved|{record.query}|{len(record.history)}|{len(passages)}")
@@ -779,6 +780,29 @@ def passage_reader(ctx: TurnContext, kq: KindQuery, method: str) -> Callable[[Re
                        target={"clarification": question}, clarification_pattern=pattern)
 
     return reread
+
+
+def _kind_inside(name: str, kind: str) -> bool:
+    """No one thing of the kind: its kind noun modifies another noun ('Space Technology Mission Directorate'), it
+    joins two names ('Cassini and Galileo'), or it is a region's adjective ('North American' of 'North American
+    rivers')."""
+    words = tx.words(name)
+    stems = [tx.stem(w) for w in words]
+    if kind in stems[:-1] and stems[-1] != kind and words[-1][:1].isupper():
+        return True
+    return " and " in name or all(tx.is_compass(w) or tx.is_demonym(w) for w in words)
+
+
+def _said_as_name(name: str, texts: list[str]) -> bool:
+    """A passage writes the name capitalised inside a sentence (or it is lower case, as a lexicon name is): a
+    sentence's first words are capitalised whatever they are ('Weight dependent sports such as ...')."""
+    if not name[:1].isupper():
+        return True
+    for text in texts:
+        for m in re.finditer(re.escape(name), text):
+            if re.search(r"\w[,;]?\s+(?:the\s+)?$", text[: m.start()]) and not re.search(r"[.!?:]\s+(?:the\s+)?$", text[: m.start()]):
+                return True
+    return False
 
 
 def kind_negative(ctx: TurnContext, kq: KindQuery, history: list[dict], source: dict, name: str,

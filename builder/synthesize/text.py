@@ -843,10 +843,10 @@ def is_name(name: str, kind: str | None) -> bool:
         return False  # 'Southern states', '401k accounts': a group, not one thing to pick
     if is_title(name, kind):
         return False
-    if len(toks) == 1 and _demonym(toks[0]) and name.lower() not in kind_lexicon():
+    if len(toks) == 1 and is_demonym(toks[0]) and name.lower() not in kind_lexicon():
         return False  # 'Shakespearean' (of 'a Shakespearean play'): an adjective, no name of one thing (read 28)
     capitalized = [t for t in toks if t[:1].isupper()]
-    if capitalized and toks[-1][:1].islower() and all(_demonym(t) for t in capitalized) \
+    if capitalized and toks[-1][:1].islower() and all(is_demonym(t) for t in capitalized) \
             and name.lower() not in kind_lexicon():  # 'American football' is a sport's name
         return False  # 'Indian economy', 'Christian church': a nationality and a common noun
     rest = [t for t in toks if not (kind and singular(t) == kind) and t.lower() not in stopwords()
@@ -862,7 +862,8 @@ def is_title(name: str, kind: str | None) -> bool:
     return bool(kind) and kind in person_kinds() and len(toks) >= 2 and singular(toks[-1].lower()) == kind
 
 
-def _demonym(word: str) -> bool:
+def is_demonym(word: str) -> bool:
+    """'American', 'Roman', 'Chinese': a people's adjective, no name of one thing."""
     return bool(re.search(r"(?:ian|ean|ese|ish|ican)$", word)) or word in lexicon()["demonyms"]
 
 

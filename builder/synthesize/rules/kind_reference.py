@@ -74,7 +74,7 @@ class KindReference:
     asked after a prefix of its own conversation."""
 
     name = "kind_reference"
-    version = "33"  # 17 was the reverted passage-settled rule of 81694fc; 27 the plural twins of dedd1d8, reverted
+    version = "34"  # 17 was the reverted passage-settled rule of 81694fc; 27 the plural twins of dedd1d8, reverted
     describe = ("MTRAG's human standalone rewrite with its named referent made a definite or demonstrative kind "
                 "phrase ('the Causeway VA Clinic' -> 'this clinic'), asked after a prefix of the turn's own "
                 "conversation. A prefix naming two or more things of that kind (none singled out by its last user "
